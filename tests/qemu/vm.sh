@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a throwaway VM and run one job script inside it.
+#
+#   tests/qemu/vm.sh [-k KVER] [-o OUTDIR] [-t TIMEOUT] JOB [ARGS...]
+#
+# The guest is one of Debian's kernels (/boot/vmlinuz-KVER) under QEMU TCG
+# with 2 CPUs. A tiny busybox initramfs mounts this machine's root
+# read-only over 9p and chroots into it, so the guest runs the very
+# binaries built here; OUTDIR is shared read-write and seen as /mnt.
+# JOB runs as root in the guest with the repository as working directory.
+#
+# Exit status: the job's own, or 124 on timeout, or 125 if the kernel log
+# shows a warning, oops or BUG (the log is in OUTDIR/dmesg.txt either way).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+kver=${KVER:-}
+out=
+timeout=${VM_TIMEOUT:-900}
+while getopts "k:o:t:" opt; do
+	case $opt in
+	k) kver=$OPTARG ;;
+	o) out=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	*) echo "usage: $0 [-k KVER] [-o OUTDIR] [-t TIMEOUT] JOB [ARGS...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { echo "$0: no job given" >&2; exit 2; }
+[ -n "$kver" ] || kver=$("$repo/tests/qemu/kver.sh" 6.1)
+out=${out:-$repo/build/vm-$kver}
+job=$(realpath "$1"); shift
+
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || { echo "$0: $kernel not found (apt-get install linux-image-...)" >&2; exit 2; }
+
+# The initramfs depends only on the kernel version and this script.
+initrd=$repo/build/initramfs-$kver.cpio.gz
+if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
+	cp /bin/busybox "$tmp/bin/busybox"
+	: > "$tmp/modules.order"
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++' | while read -r ko; do
+		cp "$ko" "$tmp/lib/modules/"
+		basename "$ko" >> "$tmp/modules.order"
+	done
+	cat > "$tmp/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+for m in $(cat /modules.order); do insmod "/lib/modules/$m"; done
+R=/newroot
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot $R
+mount -t proc proc $R/proc
+mount -t sysfs sys $R/sys
+mount -t devtmpfs dev $R/dev
+mkdir -p $R/dev/pts $R/dev/shm
+mount -t devpts devpts $R/dev/pts
+mount -t tmpfs shm $R/dev/shm
+mount -t tmpfs tmp $R/tmp
+mount -t tmpfs run $R/run
+mount -t tmpfs root $R/root
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $R/mnt
+# Anything parsed from the console comes after this marker line.
+echo "== uidgen-vm: guest up, $(uname -r), $(nproc) CPUs"
+chroot $R /bin/sh -c 'cd "$(cat /mnt/.repo)" && exec /bin/sh /mnt/.job' < /dev/console > /dev/console 2>&1
+echo $? > $R/mnt/rc
+chroot $R dmesg > $R/mnt/dmesg.txt
+sync
+umount $R/mnt
+echo "== uidgen-vm: guest done"
+echo o > /proc/sysrq-trigger
+sleep 10
+INIT
+	chmod +x "$tmp/init"
+	mkdir -p "$repo/build"
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+fi
+
+mkdir -p "$out"
+rm -f "$out/rc" "$out/dmesg.txt" "$out/console.log"
+cp "$job" "$out/job.sh"
+echo "$repo" > "$out/.repo"
+{
+	echo "set -e"
+	printf 'export UIDGEN_VM_OUT=/mnt UIDGEN_KVER=%q\n' "$kver"
+	printf '%q ' sh /mnt/job.sh "$@"
+	echo
+} > "$out/.job"
+
+rc=0
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg -smp 2 -m 2048 -nographic -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
+	< /dev/null 2>&1 | tee "$out/console.log" | sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || rc=$?
+
+if [ ! -s "$out/rc" ]; then
+	echo "vm.sh: the guest did not finish (timeout ${timeout}s or crash): see $out/console.log" >&2
+	exit 124
+fi
+rc=$(cat "$out/rc")
+# A warning, oops or BUG fails the run even if every test passed.
+if grep -E 'WARNING:|BUG:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kmemleak|RCU stall|rcu: INFO|blocked for more than' \
+	"$out/dmesg.txt" > "$out/kernel-problems.txt"; then
+	echo "vm.sh: kernel log shows problems:" >&2
+	cat "$out/kernel-problems.txt" >&2
+	exit 125
+fi
+exit "$rc"
