@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftests for node ID assignment. Run as root right after loading the
+ * module without node_id. The tests run in order: the unassigned device
+ * issues nothing, bad assignments are refused, then one assignment takes.
+ */
+#include "kselftest_harness.h"
+#include "util.h"
+
+#define NODE	3
+
+FIXTURE(node) {
+	int fd;
+	struct uidgen_info info;
+};
+
+FIXTURE_SETUP(node)
+{
+	self->fd = open(UIDGEN_DEV, O_RDONLY);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", UIDGEN_DEV, strerror(errno));
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+}
+
+FIXTURE_TEARDOWN(node)
+{
+	close(self->fd);
+}
+
+TEST_F(node, starts_unassigned)
+{
+	char buf[32];
+
+	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
+	ASSERT_EQ(0, read_file(UIDGEN_PARAM "node_id", buf, sizeof(buf)));
+	EXPECT_STREQ("-1\n", buf);
+}
+
+TEST_F(node, unassigned_issues_nothing)
+{
+	uint64_t ids[8];
+
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, ids, sizeof(ids)));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, batch(self->fd, ids, 8));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	/* Arguments are still checked first. */
+	errno = 0;
+	EXPECT_EQ(-1, batch(self->fd, ids, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, ids, 7));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+static int nobody_assigns(void *arg)
+{
+	int fd = open(UIDGEN_DEV, O_RDONLY);
+
+	(void)arg;
+	if (fd < 0)
+		return 100;
+	if (set_node(fd, NODE) != -1)
+		return 101;
+	if (errno != EPERM)
+		return 102;
+	if (write_file(UIDGEN_PARAM "node_id", "3") != -EACCES)
+		return 103;
+	return 0;
+}
+
+TEST_F(node, nonroot_cannot_assign)
+{
+	EXPECT_EQ(0, as_nobody(nobody_assigns, NULL));
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
+}
+
+TEST_F(node, out_of_range_refused)
+{
+	char buf[32];
+
+	errno = 0;
+	EXPECT_EQ(-1, set_node(self->fd, 1U << self->info.node_bits));
+	EXPECT_EQ(ERANGE, errno);
+	errno = 0;
+	EXPECT_EQ(-1, set_node(self->fd, UINT32_MAX));
+	EXPECT_EQ(ERANGE, errno);
+	snprintf(buf, sizeof(buf), "%u", 1U << self->info.node_bits);
+	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "node_id", buf));
+	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "-1"));
+	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "seven"));
+	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "node_id", "4294967295"));
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
+	EXPECT_EQ(-1, param_long("node_id"));
+}
+
+TEST_F(node, assign_once)
+{
+	uint64_t id;
+	char buf[32];
+
+	ASSERT_EQ(0, set_node(self->fd, NODE));
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	EXPECT_EQ(NODE, self->info.node_id);
+	ASSERT_EQ(0, read_file(UIDGEN_PARAM "node_id", buf, sizeof(buf)));
+	EXPECT_STREQ("3\n", buf);
+
+	/* The fd opened before the assignment now issues under it. */
+	ASSERT_EQ(8, read(self->fd, &id, 8));
+	EXPECT_EQ(NODE, split(&self->info, id).node);
+
+	/* Again with the same ID is fine; another ID is not. */
+	EXPECT_EQ(0, set_node(self->fd, NODE));
+	errno = 0;
+	EXPECT_EQ(-1, set_node(self->fd, NODE + 1));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(-EBUSY, write_file(UIDGEN_PARAM "node_id", "4"));
+	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_id", "3"));
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	EXPECT_EQ(NODE, self->info.node_id);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftests for /dev/uid with a node ID assigned. Run as root with the
+ * node ID in $UIDGEN_NODE. Every error path asserts its exact errno.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+
+#include "kselftest_harness.h"
+#include "util.h"
+
+#define PAGE 4096
+
+FIXTURE(uid) {
+	int fd;
+	struct uidgen_info info;
+	uint32_t node;
+};
+
+FIXTURE_SETUP(uid)
+{
+	const char *node = getenv("UIDGEN_NODE");
+
+	ASSERT_NE(NULL, node) TH_LOG("set UIDGEN_NODE to the loaded node ID");
+	self->node = strtoul(node, NULL, 0);
+	self->fd = open(UIDGEN_DEV, O_RDONLY);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", UIDGEN_DEV, strerror(errno));
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	ASSERT_EQ(self->node, self->info.node_id);
+}
+
+FIXTURE_TEARDOWN(uid)
+{
+	close(self->fd);
+}
+
+/* Every ID: sign bit clear, our node, a slot that exists, time now-ish. */
+static int check_id(const struct uidgen_info *in, uint64_t id,
+		    uint64_t t0, uint64_t t1)
+{
+	struct parts p = split(in, id);
+
+	if (id >> 63)
+		return 0;
+	if (p.node != in->node_id || p.slot >= in->nr_slots)
+		return 0;
+	/* One tick of slack: the anchor is taken from two clock reads. */
+	return p.tick + 1 >= t0 && p.tick <= t1 + 1;
+}
+
+TEST_F(uid, device_mode)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(UIDGEN_DEV, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0444, st.st_mode & 07777);
+}
+
+TEST_F(uid, info)
+{
+	EXPECT_EQ(0x010000, self->info.version);
+	EXPECT_EQ(63, self->info.ts_bits + self->info.node_bits +
+		  self->info.slot_bits + self->info.seq_bits);
+	EXPECT_EQ(1U << self->info.slot_bits, self->info.nr_slots);
+	/* The ioctl and sysfs are two views of one truth. */
+	EXPECT_EQ(param_long("ts_bits"), self->info.ts_bits);
+	EXPECT_EQ(param_long("node_bits"), self->info.node_bits);
+	EXPECT_EQ(param_long("slot_bits"), self->info.slot_bits);
+	EXPECT_EQ(param_long("seq_bits"), self->info.seq_bits);
+	EXPECT_EQ(param_long("tick_us"), self->info.tick_us);
+	EXPECT_EQ(param_long("epoch_ms"), (long)self->info.epoch_ms);
+	EXPECT_EQ(param_long("node_id"), self->node);
+}
+
+TEST_F(uid, read_one)
+{
+	uint64_t t0 = wall_tick(&self->info), id = 0, t1;
+
+	ASSERT_EQ(8, read(self->fd, &id, 8));
+	t1 = wall_tick(&self->info);
+	EXPECT_TRUE(check_id(&self->info, id, t0, t1))
+		TH_LOG("id %llu outside ticks %llu..%llu", (unsigned long long)id,
+		       (unsigned long long)t0, (unsigned long long)t1);
+}
+
+TEST_F(uid, read_short_is_einval)
+{
+	uint64_t id;
+	size_t len;
+
+	for (len = 0; len < 8; len++) {
+		errno = 0;
+		EXPECT_EQ(-1, read(self->fd, &id, len));
+		EXPECT_EQ(EINVAL, errno);
+	}
+}
+
+/* Odd lengths return the whole IDs that fit; the tail is untouched. */
+TEST_F(uid, read_sizes)
+{
+	static const size_t lens[] = { 8, 9, 15, 16, 4095, 4096, 4097,
+				       65536 + 7, 1 << 20, 16 << 20 };
+	unsigned char *buf = malloc((16 << 20) + 8);
+	size_t i, j;
+
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		size_t want = lens[i] / 8 * 8;
+		uint64_t t0 = wall_tick(&self->info), t1;
+
+		memset(buf, 0xa5, lens[i] + 8);
+		ASSERT_EQ((ssize_t)want, read(self->fd, buf, lens[i]));
+		t1 = wall_tick(&self->info);
+		for (j = want; j < lens[i] + 8; j++)
+			ASSERT_EQ(0xa5, buf[j]) TH_LOG("len %zu: byte %zu written", lens[i], j);
+		for (j = 0; j < want / 8; j++) {
+			uint64_t id;
+
+			memcpy(&id, buf + 8 * j, 8);
+			ASSERT_TRUE(check_id(&self->info, id, t0, t1));
+		}
+	}
+	free(buf);
+}
+
+/* One thread on one CPU: its slot's IDs strictly increase. */
+TEST_F(uid, ids_increase_in_slot)
+{
+	uint64_t ids[4096], prev = 0, id;
+	int i, round;
+
+	ASSERT_EQ(0, pin_cpu(0));
+	for (round = 0; round < 50; round++) {
+		if (round & 1) {
+			ASSERT_EQ(4096, batch(self->fd, ids, 4096));
+			for (i = 0; i < 4096; i++) {
+				ASSERT_LT(prev, ids[i]);
+				prev = ids[i];
+			}
+		} else {
+			ASSERT_EQ(8, read(self->fd, &id, 8));
+			ASSERT_LT(prev, id);
+			prev = id;
+		}
+	}
+	/* Within one batch that stays in one tick, the IDs are consecutive. */
+	ASSERT_EQ(4, batch(self->fd, ids, 4));
+	if (split(&self->info, ids[0]).tick == split(&self->info, ids[3]).tick)
+		EXPECT_EQ(ids[0] + 3, ids[3]);
+}
+
+TEST_F(uid, read_bad_pointers_efault)
+{
+	char *p;
+
+	void *volatile null = NULL;
+
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, null, 8));
+	EXPECT_EQ(EFAULT, errno);
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, (void *)-4096L, 8));
+	EXPECT_EQ(EFAULT, errno);
+
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, p, 64));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* A buffer that runs into a read-only page: the IDs that fit. */
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(24, read(self->fd, p + PAGE - 24, 4096));
+	/* Unaligned: two whole IDs fit before the page ends. */
+	EXPECT_EQ(16, read(self->fd, p + PAGE - 20, 4096));
+	munmap(p, 2 * PAGE);
+}
+
+TEST_F(uid, not_seekable_not_writable)
+{
+	uint64_t id = 0;
+	int fd;
+
+	errno = 0;
+	EXPECT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	errno = 0;
+	EXPECT_EQ(-1, write(self->fd, &id, 8));
+	EXPECT_EQ(EBADF, errno);
+	/* Root may open it read-write, but there is nothing to write. */
+	fd = open(UIDGEN_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	errno = 0;
+	EXPECT_EQ(-1, write(fd, &id, 8));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST_F(uid, unknown_ioctl_enotty)
+{
+	static const unsigned long cmds[] = {
+		_IO(UIDGEN_IOC_TYPE, 0x00), _IO(UIDGEN_IOC_TYPE, 0x04),
+		_IOWR(UIDGEN_IOC_TYPE, 0x01, struct uidgen_batch),
+		_IO('T', 0x01), 0,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], NULL));
+		EXPECT_EQ(ENOTTY, errno) TH_LOG("cmd %#lx", cmds[i]);
+	}
+}
+
+TEST_F(uid, batch_sizes)
+{
+	static const uint32_t counts[] = { 1, 2, 63, 64, 65, 4096, 4097,
+					   UIDGEN_BATCH_MAX };
+	uint64_t *ids = calloc(UIDGEN_BATCH_MAX + 1, 8);
+	unsigned int i, j;
+
+	ASSERT_NE(NULL, ids);
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		uint64_t t0 = wall_tick(&self->info), t1;
+
+		ids[counts[i]] = 0x5a5a5a5a;
+		ASSERT_EQ((int)counts[i], batch(self->fd, ids, counts[i]));
+		t1 = wall_tick(&self->info);
+		EXPECT_EQ(0x5a5a5a5a, ids[counts[i]]);
+		for (j = 0; j < counts[i]; j++)
+			ASSERT_TRUE(check_id(&self->info, ids[j], t0, t1));
+		qsort(ids, counts[i], 8, cmp_u64);
+		for (j = 1; j < counts[i]; j++)
+			ASSERT_NE(ids[j - 1], ids[j]);
+	}
+	free(ids);
+}
+
+TEST_F(uid, batch_errors)
+{
+	uint64_t ids[4];
+	struct uidgen_batch b;
+
+#define BATCH_EXPECT(err) do {						\
+		errno = 0;						\
+		EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_BATCH, &b));	\
+		EXPECT_EQ(err, errno);					\
+	} while (0)
+#define BATCH_RESET() do {						\
+		memset(&b, 0, sizeof(b));				\
+		b.size = sizeof(b);					\
+		b.count = 4;						\
+		b.ids = (uintptr_t)ids;					\
+	} while (0)
+
+	BATCH_RESET();
+	b.count = 0;
+	BATCH_EXPECT(EINVAL);
+	BATCH_RESET();
+	b.count = UIDGEN_BATCH_MAX + 1;
+	BATCH_EXPECT(E2BIG);
+	BATCH_RESET();
+	b.count = UINT32_MAX;
+	BATCH_EXPECT(E2BIG);
+	BATCH_RESET();
+	b.flags = 1;
+	BATCH_EXPECT(EOPNOTSUPP);
+	BATCH_RESET();
+	b.flags = 0x80000000;
+	BATCH_EXPECT(EOPNOTSUPP);
+	BATCH_RESET();
+	b.__reserved = 1;
+	BATCH_EXPECT(EINVAL);
+	BATCH_RESET();
+	b.ids = 0;
+	BATCH_EXPECT(EFAULT);
+	BATCH_RESET();
+	b.ids = (uint64_t)-4096;
+	BATCH_EXPECT(EFAULT);
+
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_BATCH, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(uid, batch_partial_fault)
+{
+	struct uidgen_batch b = { .size = sizeof(b), .count = 100 };
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_NONE));
+	b.ids = (uintptr_t)(p + PAGE - 5 * 8);
+	EXPECT_EQ(5, ioctl(self->fd, UIDGEN_IOC_BATCH, &b));
+	EXPECT_EQ(5, b.count);
+	/* A count that cannot be written back is a fault too. */
+	b.count = 5;
+	b.ids = (uintptr_t)(p + 64);
+	memcpy(p, &b, sizeof(b));
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_BATCH, p));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(p, 2 * PAGE);
+}
+
+/*
+ * Size versioning, as iommufd does it: too small is EINVAL, larger with a
+ * zero tail works, larger with a non-zero tail is E2BIG.
+ */
+TEST_F(uid, cmd_length)
+{
+	static const unsigned long cmds[] = {
+		UIDGEN_IOC_BATCH, UIDGEN_IOC_INFO, UIDGEN_IOC_SET_NODE,
+	};
+	static const size_t sizes[] = {
+		sizeof(struct uidgen_batch), sizeof(struct uidgen_info),
+		sizeof(struct uidgen_node),
+	};
+	uint64_t ids[4];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		union {
+			struct uidgen_batch b;
+			struct uidgen_info in;
+			struct uidgen_node n;
+			unsigned char raw[256];
+		} u;
+
+		memset(&u, 0, sizeof(u));
+		u.b.count = 4;
+		u.b.ids = (uintptr_t)ids;
+		if (cmds[i] != UIDGEN_IOC_BATCH) {
+			memset(&u, 0, sizeof(u));
+			u.n.node_id = self->node;	/* INFO ignores it */
+		}
+
+		u.b.size = 0;
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
+		EXPECT_EQ(EINVAL, errno);
+		u.b.size = sizes[i] - 1;
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
+		EXPECT_EQ(EINVAL, errno);
+
+		u.b.size = sizeof(u);
+		EXPECT_LE(0, ioctl(self->fd, cmds[i], &u)) TH_LOG("cmd %u: %s", i, strerror(errno));
+		u.b.size = sizeof(u);
+		u.raw[sizes[i]] = 1;
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
+		EXPECT_EQ(E2BIG, errno);
+		u.raw[sizes[i]] = 0;
+		u.raw[sizeof(u) - 1] = 1;
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
+		EXPECT_EQ(E2BIG, errno);
+
+		u.raw[sizeof(u) - 1] = 0;
+		u.b.size = PAGE + 1;
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
+		EXPECT_EQ(E2BIG, errno);
+	}
+}
+
+TEST_F(uid, info_errors)
+{
+	struct uidgen_info in;
+	char *p;
+
+	memset(&in, 0, sizeof(in));
+	in.size = sizeof(in);
+	in.flags = 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_INFO, &in));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_INFO, NULL));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* Readable but not writable: the answer cannot be stored. */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	in.flags = 0;
+	memcpy(p, &in, sizeof(in));
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_INFO, p));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(p, PAGE);
+}
+
+TEST_F(uid, set_node_as_root)
+{
+	struct uidgen_node n = { .size = sizeof(n), .node_id = self->node };
+	char other[16];
+
+	/* The assigned ID again: nothing changes. */
+	EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
+	n.node_id = self->node ^ 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
+	EXPECT_EQ(EBUSY, errno);
+	n.node_id = 1U << self->info.node_bits;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
+	EXPECT_EQ(ERANGE, errno);
+	n.node_id = self->node;
+	n.flags = 2;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	n.flags = 0;
+	n.__reserved = 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
+	EXPECT_EQ(EINVAL, errno);
+	snprintf(other, sizeof(other), "%u", self->node ^ 1);
+	EXPECT_EQ(-EBUSY, write_file(UIDGEN_PARAM "node_id", other));
+	snprintf(other, sizeof(other), "%u", self->node);
+	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_id", other));
+	EXPECT_EQ(param_long("node_id"), self->node);
+	EXPECT_EQ(0, get_info(self->fd, &self->info));
+	EXPECT_EQ(self->node, self->info.node_id);
+}
+
+static int nobody_uses_device(void *arg)
+{
+	uint32_t node = *(uint32_t *)arg;
+	uint64_t ids[16];
+	int fd;
+
+	/* Everyone may read IDs. */
+	fd = open(UIDGEN_DEV, O_RDONLY);
+	if (fd < 0)
+		return 100;
+	if (read(fd, ids, 8) != 8 || batch(fd, ids, 16) != 16)
+		return 101;
+	/* Nobody but CAP_SYS_ADMIN may assign the node ID. */
+	if (set_node(fd, node) != -1)
+		return 102;
+	if (errno != EPERM)
+		return 103;
+	close(fd);
+	if (open(UIDGEN_DEV, O_RDWR) != -1 || errno != EACCES)
+		return 104;
+	if (write_file(UIDGEN_PARAM "node_id", "1") != -EACCES)
+		return 105;
+	return 0;
+}
+
+TEST_F(uid, nonroot)
+{
+	EXPECT_EQ(0, as_nobody(nobody_uses_device, &self->node));
+}
+
+/* A module in use refuses to unload, and keeps working. */
+TEST_F(uid, unload_while_open)
+{
+	uint64_t id;
+
+	errno = 0;
+	EXPECT_EQ(-1, syscall(SYS_delete_module, "uidgen", O_NONBLOCK));
+	EXPECT_EQ(EWOULDBLOCK, errno);
+	EXPECT_EQ(8, read(self->fd, &id, 8));
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal ends a long read early with the whole IDs done so far. */
+TEST_F(uid, signal_ends_long_read)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval it = { .it_value = { .tv_usec = 20000 } };
+	size_t len = 64 << 20;	/* 8M IDs: >= 2 s at 4096 IDs/ms/slot */
+	char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ssize_t r;
+
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	r = read(self->fd, buf, len);
+	EXPECT_LT(0, r);
+	EXPECT_GT((ssize_t)len, r);
+	EXPECT_EQ(0, r % 8);
+	munmap(buf, len);
+}
+
+/*
+ * The concurrency test: 2 processes x 3 threads, pinned across both CPUs,
+ * mint 2,400,000 IDs through a mix of read() and BATCH into shared memory.
+ * Then: no duplicate, per-thread per-slot strict order, our node, and every
+ * timestamp within the run's wall-clock window.
+ */
+#define PROCS		2
+#define THREADS		3
+#define PER_THREAD	400000
+
+struct worker {
+	int fd, cpu;
+	unsigned int seed;
+	uint64_t *ids;
+	int err;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	size_t done = 0;
+
+	if (pin_cpu(w->cpu))
+		w->err = errno;
+	while (!w->err && done < PER_THREAD) {
+		size_t n = 1 + rand_r(&w->seed) % 2048;
+		ssize_t r;
+
+		if (n > PER_THREAD - done)
+			n = PER_THREAD - done;
+		if (rand_r(&w->seed) & 1) {
+			r = read(w->fd, w->ids + done, n * 8);
+			if (r != (ssize_t)n * 8)
+				w->err = r < 0 ? errno : EIO;
+		} else {
+			r = batch(w->fd, w->ids + done, n);
+			if (r != (ssize_t)n)
+				w->err = r < 0 ? errno : EIO;
+		}
+		done += n;
+	}
+	return NULL;
+}
+
+static int run_proc(int fd, uint64_t *ids, int proc)
+{
+	struct worker w[THREADS];
+	pthread_t t[THREADS];
+	int i, err = 0;
+
+	for (i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){
+			.fd = fd, .cpu = (proc * THREADS + i) % 2,
+			.seed = proc * 100 + i,
+			.ids = ids + (size_t)(proc * THREADS + i) * PER_THREAD,
+		};
+		if (pthread_create(&t[i], NULL, work, &w[i]))
+			return EAGAIN;
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		if (w[i].err)
+			err = w[i].err;
+	}
+	return err;
+}
+
+TEST_F_TIMEOUT(uid, concurrency, 600)
+{
+	const size_t total = (size_t)PROCS * THREADS * PER_THREAD;
+	uint64_t *ids, *sorted, t0, t1, *last;
+	unsigned int slots_seen = 0;
+	pid_t pids[PROCS];
+	size_t i, j, dups = 0;
+	int p, status;
+
+	ids = mmap(NULL, total * 8, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ids);
+	last = calloc(self->info.nr_slots, 8);
+	ASSERT_NE(NULL, last);
+
+	t0 = wall_tick(&self->info);
+	for (p = 0; p < PROCS; p++) {
+		pids[p] = fork();
+		ASSERT_LE(0, pids[p]);
+		if (pids[p] == 0) {
+			/* Each process its own fd, as separate programs would. */
+			int fd = open(UIDGEN_DEV, O_RDONLY);
+
+			_exit(fd < 0 ? errno : run_proc(fd, ids, p));
+		}
+	}
+	for (p = 0; p < PROCS; p++) {
+		ASSERT_EQ(pids[p], waitpid(pids[p], &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+	}
+	t1 = wall_tick(&self->info);
+
+	for (i = 0; i < (size_t)PROCS * THREADS; i++) {
+		memset(last, 0, self->info.nr_slots * 8);
+		for (j = 0; j < PER_THREAD; j++) {
+			uint64_t id = ids[i * PER_THREAD + j];
+			struct parts pt = split(&self->info, id);
+
+			ASSERT_TRUE(check_id(&self->info, id, t0, t1))
+				TH_LOG("thread %zu id %zu: %llu", i, j,
+				       (unsigned long long)id);
+			ASSERT_LT(last[pt.slot], id)
+				TH_LOG("thread %zu: slot %u went backwards", i, pt.slot);
+			last[pt.slot] = id;
+			slots_seen |= 1U << (pt.slot & 31);
+		}
+	}
+	/* Both CPUs minted: with per-CPU slots, two slots show up. */
+	if (self->info.nr_slots > 1)
+		EXPECT_LE(2, __builtin_popcount(slots_seen));
+
+	sorted = malloc(total * 8);
+	ASSERT_NE(NULL, sorted);
+	memcpy(sorted, ids, total * 8);
+	qsort(sorted, total, 8, cmp_u64);
+	for (i = 1; i < total; i++)
+		dups += sorted[i - 1] == sorted[i];
+	EXPECT_EQ(0, dups);
+	TH_LOG("verified %zu IDs from %d processes x %d threads in ticks %llu..%llu: %zu duplicates",
+	       total, PROCS, THREADS, (unsigned long long)t0,
+	       (unsigned long long)t1, dups);
+	free(sorted);
+	free(last);
+	munmap(ids, total * 8);
+}
+
+TEST_HARNESS_MAIN

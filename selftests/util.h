@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the uidgen selftests. Raw syscalls only: no libuidgen. */
+#ifndef UIDGEN_SELFTEST_UTIL_H
+#define UIDGEN_SELFTEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/uidgen.h>
+
+#define UIDGEN_DEV	"/dev/uid"
+#define UIDGEN_PARAM	"/sys/module/uidgen/parameters/"
+#define NOBODY		65534
+
+static inline int get_info(int fd, struct uidgen_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, UIDGEN_IOC_INFO, info);
+}
+
+static inline int batch(int fd, uint64_t *ids, uint32_t count)
+{
+	struct uidgen_batch b = {
+		.size = sizeof(b),
+		.count = count,
+		.ids = (uintptr_t)ids,
+	};
+	int r = ioctl(fd, UIDGEN_IOC_BATCH, &b);
+
+	/* The ioctl's return and the written-back count must agree. */
+	if (r >= 0 && (uint32_t)r != b.count)
+		return -2;
+	return r;
+}
+
+static inline int set_node(int fd, uint32_t node)
+{
+	struct uidgen_node n = { .size = sizeof(n), .node_id = node };
+
+	return ioctl(fd, UIDGEN_IOC_SET_NODE, &n);
+}
+
+struct parts {
+	uint64_t tick;
+	uint32_t node, slot, seq;
+};
+
+static inline struct parts split(const struct uidgen_info *in, uint64_t id)
+{
+	struct parts p;
+
+	p.seq = id & ((1ULL << in->seq_bits) - 1);
+	p.slot = (id >> in->seq_bits) & ((1ULL << in->slot_bits) - 1);
+	p.node = (id >> (in->seq_bits + in->slot_bits)) &
+		 ((1ULL << in->node_bits) - 1);
+	p.tick = id >> (in->seq_bits + in->slot_bits + in->node_bits);
+	return p;
+}
+
+/* The wall clock as a uidgen tick. */
+static inline uint64_t wall_tick(const struct uidgen_info *in)
+{
+	struct timespec ts;
+	uint64_t us;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	us = (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (us - in->epoch_ms * 1000) / in->tick_us;
+}
+
+/* Read a sysfs file into buf; returns 0 or -errno. */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Write a string to a sysfs file; returns 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static inline long param_long(const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), UIDGEN_PARAM "%s", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1000;
+	return strtoll(buf, NULL, 0);
+}
+
+static inline int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Run fn() in a child that has dropped to uid/gid 65534 and return its
+ * exit status: fn() returns the errno it saw (0 for success).
+ */
+static inline int as_nobody(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		if (setgid(NOBODY) || setuid(NOBODY))
+			_exit(255);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#endif /* UIDGEN_SELFTEST_UTIL_H */

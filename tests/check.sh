@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: build everything, boot Debian's kernel under QEMU, run every
+# suite in it, print one line per suite and "N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+
+kver=${KVER:-$(tests/qemu/kver.sh 6.1)} || exit 1
+out=$repo/build/check-$kver
+rm -rf "$out"
+mkdir -p "$out"
+
+start=$(date +%s)
+tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
+vmrc=$?
+
+echo
+echo "== summary ($kver, QEMU TCG, $(( $(date +%s) - start )) s; logs in $out)"
+total_pass=0
+total_fail=0
+if [ -s "$out/summary.txt" ]; then
+	while read -r name pass fail; do
+		printf '%-16s %s passed, %s failed\n' "$name:" "$pass" "$fail"
+		total_pass=$((total_pass + pass))
+		total_fail=$((total_fail + fail))
+	done < "$out/summary.txt"
+fi
+expected=8
+have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
+if [ "$have" -ne "$expected" ]; then
+	echo "vm: only $have of $expected suites reported"
+	total_fail=$((total_fail + expected - have))
+fi
+if [ "$vmrc" -ne 0 ]; then
+	echo "vm: exit $vmrc (124 timeout, 125 kernel warning/oops: see $out/kernel-problems.txt)"
+	total_fail=$((total_fail + 1))
+fi
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the VM (as root, in the repository): every suite, each with
+# the module loaded the way it needs. One line per suite goes to
+# $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL".
+set -u
+OUT=${UIDGEN_VM_OUT:-/tmp}
+KO=module/uidgen.ko
+: > "$OUT/summary.txt"
+
+# suite NAME COMMAND...: run it, keep its log, record its kselftest totals.
+suite() {
+	name=$1; shift
+	echo "== suite $name: $*"
+	"$@" > "$OUT/$name.log" 2>&1
+	rc=$?
+	cat "$OUT/$name.log"
+	totals=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$OUT/$name.log" | tail -n 1)
+	pass=$(echo "$totals" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
+	fail=$(echo "$totals" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
+	skip=$(echo "$totals" | sed -n 's/.* skip:\([0-9]*\).*/\1/p')
+	err=$(echo "$totals" | sed -n 's/.* error:\([0-9]*\).*/\1/p')
+	if [ -z "$totals" ]; then
+		# No totals: the runner died. That is a failure, never a pass.
+		pass=0; fail=1
+	fi
+	# A skipped test is not a passed one: count skips and errors as failures.
+	fail=$((fail + ${skip:-0} + ${err:-0}))
+	[ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
+	echo "$name $pass $fail" >> "$OUT/summary.txt"
+}
+
+load() {
+	rmmod uidgen 2>/dev/null
+	insmod $KO "$@" || echo "guest-check: insmod $* failed"
+}
+
+load node_id=7
+export UIDGEN_NODE=7
+suite kselftest selftests/uidgen_test
+suite kselftest-m32 selftests/uidgen_test_32
+suite libuidgen userlib/tests/unit
+suite cli sh tests/shell/cli.sh
+
+load
+suite node selftests/uidgen_node_test
+load
+suite node-m32 selftests/uidgen_node_test_32
+
+# One machine-wide slot: the whole device suite again under strict order.
+load slot_bits=0 seq_bits=17 node_id=1
+UIDGEN_NODE=1 suite kselftest-1slot selftests/uidgen_test
+
+rmmod uidgen
+suite module sh tests/shell/module.sh
+exit 0

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Install, with apt, whatever building and testing uidgen needs and this
+# machine lacks. Safe to run again: it installs nothing that is present.
+set -eu
+pkgs="make gcc libc6-dev gcc-multilib kmod cpio gzip xz-utils util-linux
+linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
+linux-source-6.12 ${UIDGEN_EXTRA_PKGS:-}"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -n "$missing" ] || exit 0
+echo "setup: installing:$missing"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# A few TAP helpers for the shell suites. Source it; call done_testing last.
+_pass=0
+_fail=0
+_n=0
+
+ok() {	# ok DESCRIPTION COMMAND...: the command must succeed
+	_desc=$1; shift
+	_n=$((_n + 1))
+	if "$@"; then
+		_pass=$((_pass + 1)); echo "ok $_n $_desc"
+	else
+		_fail=$((_fail + 1)); echo "not ok $_n $_desc"
+	fi
+}
+
+is() {	# is DESCRIPTION GOT WANT
+	_n=$((_n + 1))
+	if [ "$2" = "$3" ]; then
+		_pass=$((_pass + 1)); echo "ok $_n $1"
+	else
+		_fail=$((_fail + 1)); echo "not ok $_n $1"
+		echo "#   got:  '$2'"; echo "#   want: '$3'"
+	fi
+}
+
+like() {	# like DESCRIPTION GOT EXTENDED-REGEX
+	_n=$((_n + 1))
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		_pass=$((_pass + 1)); echo "ok $_n $1"
+	else
+		_fail=$((_fail + 1)); echo "not ok $_n $1"
+		echo "#   got:  '$2'"; echo "#   want match: '$3'"
+	fi
+}
+
+done_testing() {
+	echo "# Totals: pass:$_pass fail:$_fail xfail:0 xpass:0 skip:0 error:0"
+	[ "$_fail" -eq 0 ]
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Loading, parameters, sysfs and unloading. Run as root in the repository
+# with the module not loaded; leaves it unloaded.
+. tests/shell/lib.sh
+KO=module/uidgen.ko
+U=userlib/uidgen
+P=/sys/module/uidgen/parameters
+
+# refuse "PARAMS" "message the kernel log must show"
+refuse() {
+	dmesg -C
+	# shellcheck disable=SC2086
+	insmod $KO $1 2>/dev/null
+	rc=$?
+	is "refused: $1" "$rc" 1
+	like "log for $1" "$(dmesg | grep uidgen | tail -n 1)" "$2"
+	[ ! -e /dev/uid ] || { rmmod uidgen; echo "# it loaded"; }
+}
+
+refuse "seq_bits=13 node_id=1" \
+	"uidgen: invalid layout: ts_bits=41 \+ node_bits=5 \+ slot_bits=5 \+ seq_bits=13 = 64, must be 63"
+refuse "ts_bits=19 seq_bits=34" "uidgen: invalid layout: ts_bits=19 is out of range, allowed 20..60"
+refuse "ts_bits=61 seq_bits=2 node_bits=0 slot_bits=0" \
+	"uidgen: invalid layout: ts_bits=61 is out of range, allowed 20..60"
+refuse "slot_bits=11 seq_bits=6" "uidgen: invalid layout: slot_bits=11 is out of range, allowed 0..10"
+refuse "node_bits=21 seq_bits=0 ts_bits=37 slot_bits=5" \
+	"uidgen: invalid layout: node_bits=21 is out of range, allowed 0..20"
+refuse "seq_bits=0 ts_bits=53" "uidgen: invalid layout: seq_bits=0 is out of range, allowed 1..30"
+refuse "tick_us=0" "uidgen: invalid layout: tick_us=0 is out of range, allowed 1..60000000"
+refuse "tick_us=60000001" "uidgen: invalid layout: tick_us=60000001 is out of range"
+refuse "node_id=32" "uidgen: node_id=32 does not fit node_bits=5, allowed 0..31"
+refuse "node_bits=0 slot_bits=10 node_id=1" "uidgen: node_id=1 does not fit node_bits=0, allowed 0..0"
+refuse "node_id=seven" "uidgen: .*seven.* invalid for parameter .node_id"
+refuse "node_id=-1" "uidgen: .*-1.* invalid for parameter .node_id"
+refuse "epoch_ms=99999999999999" \
+	"uidgen: epoch_ms=99999999999999 is after the wall clock \([0-9]+ ms\): the timestamp would be negative"
+refuse "ts_bits=20 seq_bits=33 slot_bits=0 tick_us=1" "uidgen: invalid layout: seq_bits=33"
+refuse "ts_bits=20 node_bits=13 slot_bits=0 seq_bits=30 tick_us=1" \
+	"uidgen: timestamp field exhausted: ts_bits=20 ticks of 1 us from epoch_ms=1767225600000 end before now"
+
+# Layouts other than the default load and mint IDs that decode right.
+for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_bits=10 tick_us=1" \
+	"ts_bits=33 node_bits=10 slot_bits=0 seq_bits=20 tick_us=100000 epoch_ms=1700000000000"; do
+	node=0
+	case $layout in *node_bits=0*) ;; *) node=5 ;; esac
+	ok "loads: $layout" insmod $KO $layout node_id=$node
+	for kv in $layout; do
+		is "sysfs ${kv%%=*}" "$(cat $P/${kv%%=*})" "${kv#*=}"
+	done
+	now=$(date +%s)
+	d=$($U decode "$($U)")
+	like "decodes: $layout" "$d" "node=$node slot=[0-9]+ seq=[0-9]+\$"
+	t=$(date -u -d "$(echo "$d" | sed 's/.*time=\([^ ]*\).*/\1/')" +%s)
+	ok "time within a tick of now: $layout" [ $((t - now)) -ge -2 ] && [ $((t - now)) -le 2 ]
+	is "10000 distinct IDs: $layout" "$($U -n 10000 | sort -u | wc -l)" 10000
+	ok "unloads: $layout" rmmod uidgen
+done
+
+# No node_id: the device loads, says so, and issues nothing until assigned
+# through sysfs.
+dmesg -C
+ok "loads without node_id" insmod $KO
+like "log says no node ID" "$(dmesg | grep uidgen | tail -n 1)" \
+	"uidgen: no node ID assigned: no ID is issued until an administrator sets node_id"
+err=$($U 2>&1)
+like "the CLI explains" "$err" "Cannot assign requested address"
+like "and how to fix it" "$err" "set-node N"
+ok "sysfs assigns node 9" sh -c "echo 9 > $P/node_id"
+like "log says node 9" "$(dmesg | grep uidgen | tail -n 1)" "uidgen: node ID 9 assigned"
+like "IDs carry node 9" "$($U decode "$($U)")" "node=9 "
+
+# Unloading: refused while an fd is open, fine once closed.
+exec 3< /dev/uid
+rmmod uidgen 2>/dev/null
+is "rmmod refused while open" "$?" 1
+ok "still loaded" [ -c /dev/uid ]
+exec 3<&-
+ok "rmmod once closed" rmmod uidgen
+ok "/dev/uid gone" [ ! -e /dev/uid ]
+
+# Load, mint, unload, 20 times over.
+i=0; bad=0
+while [ $i -lt 20 ]; do
+	insmod $KO node_id=$((i % 32)) || bad=$((bad + 1))
+	[ "$($U -n 100 | sort -u | wc -l)" = 100 ] || bad=$((bad + 1))
+	rmmod uidgen || bad=$((bad + 1))
+	i=$((i + 1))
+done
+is "20 load/mint/unload cycles" "$bad" 0
+
+done_testing

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uidgen: print fresh IDs from /dev/uid, decode IDs, show the layout,
+ * assign the node ID.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uidgen.h"
+
+#define UIDGEN_CLI_VERSION "1.0.0"
+
+static const char *prog = "uidgen";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %1$s [-d DEVICE] [-n COUNT] [-f dec|hex|b32]\n"
+		"       %1$s [-d DEVICE] decode [-f auto|dec|hex|b32] ID...\n"
+		"       %1$s [-d DEVICE] info\n"
+		"       %1$s [-d DEVICE] set-node NODE_ID\n"
+		"\n"
+		"Print COUNT (default 1) fresh 64-bit IDs from " UIDGEN_DEVICE ", one a line.\n"
+		"\n"
+		"  -d, --device PATH   the uidgen device (default " UIDGEN_DEVICE ")\n"
+		"  -n, --count N       how many IDs to print\n"
+		"  -f, --format FMT    dec (default), hex (0x and 16 digits) or b32 (13 Crockford\n"
+		"                      base32 digits that sort like the IDs); for decode,\n"
+		"                      how to read the IDs (default auto: 0x.. is hex,\n"
+		"                      13 characters is b32, else decimal)\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       the version\n"
+		"\n"
+		"decode   print each ID's time (UTC), node, slot and sequence, using the\n"
+		"         layout of the loaded module (the default layout if none is)\n"
+		"info     print the layout, tick, epoch and node ID of the loaded module\n"
+		"set-node assign the node ID (needs CAP_SYS_ADMIN)\n"
+		"\n"
+		"Exit status: 0 on success, 1 on failure, 2 on bad usage.\n",
+		prog);
+}
+
+static int fail(int err, const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(-err));
+	if (err == -EADDRNOTAVAIL)
+		fprintf(stderr, "%s: no node ID is assigned: as root, run '%s set-node N' or load the module with node_id=N\n",
+			prog, prog);
+	return 1;
+}
+
+static int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
+{
+	if (!strcmp(s, "dec"))
+		*fmt = UIDGEN_FMT_DEC;
+	else if (!strcmp(s, "hex"))
+		*fmt = UIDGEN_FMT_HEX;
+	else if (!strcmp(s, "b32"))
+		*fmt = UIDGEN_FMT_B32;
+	else if (allow_auto && !strcmp(s, "auto"))
+		*fmt = UIDGEN_FMT_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+static void format_time(int64_t unix_ms, char *buf, size_t len)
+{
+	time_t secs = unix_ms / 1000;
+	struct tm tm;
+
+	if (!gmtime_r(&secs, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(buf, len, "(out of range)");
+		return;
+	}
+	snprintf(buf + strlen(buf), len - strlen(buf), ".%03dZ",
+		 (int)(unix_ms % 1000));
+}
+
+static int cmd_generate(const char *dev, unsigned long count,
+			enum uidgen_format fmt)
+{
+	uint64_t ids[1024];
+	struct uidgen *g;
+	char text[UIDGEN_FMT_MAX];
+	int ret;
+
+	ret = uidgen_open(&g, dev);
+	if (ret)
+		return fail(ret, dev);
+	while (count) {
+		size_t want = count < 1024 ? count : 1024;
+		long got = uidgen_fill(g, ids, want);
+		long i;
+
+		if (got < 0) {
+			uidgen_close(g);
+			return fail(got, "reading IDs");
+		}
+		for (i = 0; i < got; i++) {
+			uidgen_format(ids[i], fmt, text, sizeof(text));
+			puts(text);
+		}
+		count -= got;
+	}
+	uidgen_close(g);
+	return fflush(stdout) ? fail(-errno, "stdout") : 0;
+}
+
+static int cmd_decode(const char *dev, char **argv, int argc,
+		      enum uidgen_format fmt)
+{
+	struct uidgen_info info;
+	struct uidgen_parts p;
+	struct uidgen *g;
+	char when[64];
+	uint64_t id;
+	int i, ret, status = 0;
+
+	if (!argc) {
+		fprintf(stderr, "%s: decode needs at least one ID\n", prog);
+		return 2;
+	}
+	if (uidgen_open(&g, dev) == 0) {
+		ret = uidgen_info(g, &info);
+		uidgen_close(g);
+		if (ret)
+			return fail(ret, "reading the layout");
+	} else {
+		uidgen_default_info(&info);
+		fprintf(stderr, "%s: %s is not available; decoding with the default layout %u/%u/%u/%u, tick %u us, epoch %llu ms\n",
+			prog, dev, info.ts_bits, info.node_bits, info.slot_bits,
+			info.seq_bits, info.tick_us,
+			(unsigned long long)info.epoch_ms);
+	}
+	for (i = 0; i < argc; i++) {
+		ret = uidgen_parse(argv[i], fmt, &id);
+		if (!ret)
+			ret = uidgen_decode(&info, id, &p);
+		if (ret) {
+			fprintf(stderr, "%s: %s: not a uidgen ID (%s)\n", prog,
+				argv[i], strerror(-ret));
+			status = 1;
+			continue;
+		}
+		format_time(p.unix_ms, when, sizeof(when));
+		printf("%s time=%s node=%" PRIu32 " slot=%" PRIu32 " seq=%" PRIu32 "\n",
+		       argv[i], when, p.node, p.slot, p.seq);
+	}
+	return status;
+}
+
+static int cmd_info(const char *dev)
+{
+	struct uidgen_info info;
+	struct uidgen_parts p;
+	struct uidgen *g;
+	char when[64];
+	int ret;
+
+	ret = uidgen_open(&g, dev);
+	if (ret)
+		return fail(ret, dev);
+	ret = uidgen_info(g, &info);
+	uidgen_close(g);
+	if (ret)
+		return fail(ret, "reading the layout");
+
+	printf("device:    %s\n", dev);
+	printf("version:   %u.%u.%u\n", info.version >> 16,
+	       (info.version >> 8) & 0xff, info.version & 0xff);
+	if (info.node_id == UIDGEN_NODE_NONE)
+		printf("node_id:   unassigned (no ID is issued until one is)\n");
+	else
+		printf("node_id:   %u\n", info.node_id);
+	printf("layout:    timestamp %u | node %u | slot %u | sequence %u bits\n",
+	       info.ts_bits, info.node_bits, info.slot_bits, info.seq_bits);
+	printf("slots:     %u\n", info.nr_slots);
+	printf("tick:      %u us, up to %llu IDs per tick per slot\n",
+	       info.tick_us, 1ULL << info.seq_bits);
+	format_time(info.epoch_ms, when, sizeof(when));
+	printf("epoch:     %llu ms (%s)\n", (unsigned long long)info.epoch_ms,
+	       when);
+	/* The largest ID has every timestamp bit set. */
+	if (uidgen_decode(&info, ~0ULL >> 1, &p) == 0) {
+		format_time(p.unix_ms, when, sizeof(when));
+		printf("last tick: %s\n", when);
+	}
+	return 0;
+}
+
+static int cmd_set_node(const char *dev, char **argv, int argc)
+{
+	struct uidgen *g;
+	unsigned long node;
+	char *end;
+	int ret;
+
+	if (argc != 1) {
+		fprintf(stderr, "%s: set-node needs exactly one node ID\n", prog);
+		return 2;
+	}
+	errno = 0;
+	node = strtoul(argv[0], &end, 0);
+	if (errno || *end || end == argv[0] || node > UINT32_MAX ||
+	    argv[0][0] == '-') {
+		fprintf(stderr, "%s: %s: not a node ID\n", prog, argv[0]);
+		return 2;
+	}
+	ret = uidgen_open(&g, dev);
+	if (ret)
+		return fail(ret, dev);
+	ret = uidgen_set_node(g, node);
+	uidgen_close(g);
+	if (ret == -EBUSY)
+		fprintf(stderr, "%s: another node ID is already assigned\n", prog);
+	return ret ? fail(ret, "set-node") : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum uidgen_format fmt = UIDGEN_FMT_DEC;
+	const char *dev = UIDGEN_DEVICE;
+	const char *fmt_arg = NULL;
+	unsigned long count = 1;
+	char *end;
+	int c;
+
+	/* Options may come before or after the subcommand. */
+	while ((c = getopt_long(argc, argv, "d:n:f:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dev = optarg;
+			break;
+		case 'n':
+			errno = 0;
+			count = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-') {
+				fprintf(stderr, "%s: -n %s: not a count\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			fmt_arg = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("uidgen %s\n", UIDGEN_CLI_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argv += optind;
+	argc -= optind;
+
+	if (argc && !strcmp(argv[0], "decode")) {
+		fmt = UIDGEN_FMT_AUTO;
+		if (fmt_arg && parse_format(fmt_arg, &fmt, 1)) {
+			fprintf(stderr, "%s: unknown format '%s'\n", prog, fmt_arg);
+			return 2;
+		}
+		return cmd_decode(dev, argv + 1, argc - 1, fmt);
+	}
+	if (fmt_arg && parse_format(fmt_arg, &fmt, 0)) {
+		fprintf(stderr, "%s: unknown format '%s'\n", prog, fmt_arg);
+		return 2;
+	}
+	if (argc && !strcmp(argv[0], "info") && argc == 1)
+		return cmd_info(dev);
+	if (argc && !strcmp(argv[0], "set-node"))
+		return cmd_set_node(dev, argv + 1, argc - 1);
+	if (argc) {
+		fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
+		usage(stderr);
+		return 2;
+	}
+	return cmd_generate(dev, count, fmt);
+}

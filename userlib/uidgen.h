@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libuidgen: IDs from /dev/uid, and the arithmetic to read them back.
+ *
+ * Every function returns 0 (or a count) on success and a negative errno on
+ * failure, and leaves errno as it found it. A struct uidgen may be shared
+ * by threads.
+ */
+#ifndef UIDGEN_H
+#define UIDGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/uidgen.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UIDGEN_DEVICE	"/dev/uid"
+
+struct uidgen;
+
+/* The parts of one ID. */
+struct uidgen_parts {
+	uint64_t tick;		/* ticks since the epoch */
+	int64_t unix_ms;	/* Unix time in ms the tick began at */
+	uint32_t node;
+	uint32_t slot;
+	uint32_t seq;
+};
+
+enum uidgen_format {
+	UIDGEN_FMT_AUTO = -1,	/* uidgen_parse(): "0x" hex, 13 chars b32, else dec */
+	UIDGEN_FMT_DEC,		/* decimal, no padding */
+	UIDGEN_FMT_HEX,		/* 0x and 16 lowercase hex digits */
+	UIDGEN_FMT_B32,		/* 13 Crockford base32 digits, sorts like the ID */
+};
+
+/* Longest formatted ID, with its NUL: 20 decimal digits. */
+#define UIDGEN_FMT_MAX	21
+
+int uidgen_open(struct uidgen **gp, const char *path);
+void uidgen_close(struct uidgen *g);
+int uidgen_next(struct uidgen *g, uint64_t *id);
+long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n);
+int uidgen_info(struct uidgen *g, struct uidgen_info *info);
+int uidgen_set_node(struct uidgen *g, uint32_t node);
+
+void uidgen_default_info(struct uidgen_info *info);
+int uidgen_decode(const struct uidgen_info *info, uint64_t id,
+		  struct uidgen_parts *parts);
+int uidgen_format(uint64_t id, enum uidgen_format fmt, char *buf, size_t len);
+int uidgen_parse(const char *s, enum uidgen_format fmt, uint64_t *id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UIDGEN_H */
