@@ -98,7 +98,7 @@ echo "$repo" > "$out/.repo"
 
 rc=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg -smp 2 -m 2048 -nographic -no-reboot \
+	-accel tcg -smp 2 -m 2048 -nographic -no-reboot -nic none \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
