@@ -35,7 +35,8 @@ demo: setup
 	tests/qemu/vm.sh tests/qemu/guest-demo.sh
 
 check: setup
-	$(MAKE) all tests
+	$(MAKE) module KCFLAGS=-Werror
+	$(MAKE) userlib tests
 	tests/check.sh
 
 sparse:

@@ -485,8 +485,8 @@ static void on_alarm(int sig)
 TEST_F(uid, signal_ends_long_read)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
-	struct itimerval it = { .it_value = { .tv_usec = 20000 } };
-	size_t len = 64 << 20;	/* 8M IDs: >= 2 s at 4096 IDs/ms/slot */
+	struct itimerval it = { .it_value = { .tv_usec = 10000 } };
+	size_t len = 128 << 20;	/* 16M IDs: >= 4 s at 4096 IDs/ms/slot */
 	char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ssize_t r;

@@ -51,6 +51,10 @@ suite node-m32 selftests/uidgen_node_test_32
 load slot_bits=0 seq_bits=17 node_id=1
 UIDGEN_NODE=1 suite kselftest-1slot selftests/uidgen_test
 
+# Four IDs per 2-second tick: running out, waiting and signals on cue.
+load node_id=2 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000
+suite wait selftests/uidgen_wait_test
+
 rmmod uidgen
 suite module sh tests/shell/module.sh
 exit 0

@@ -57,6 +57,18 @@ for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_
 	ok "unloads: $layout" rmmod uidgen
 done
 
+# A timestamp field that runs out while loaded: EOVERFLOW, never a wrap.
+# 2^20 ticks of 1 s, with the epoch set so that about 4 s are left.
+now_ms=$(date +%s%3N)
+ok "loads with 4 s of timestamp left" insmod $KO node_id=1 ts_bits=20 node_bits=13 \
+	slot_bits=0 seq_bits=30 tick_us=1000000 epoch_ms=$((now_ms - (1048576 - 4) * 1000))
+ok "mints while time is left" $U
+sleep 5
+err=$($U 2>&1); rc=$?
+is "exhausted: the CLI fails" "$rc" 1
+like "with EOVERFLOW" "$err" "Value too large for defined data type"
+ok "unloads" rmmod uidgen
+
 # No node_id: the device loads, says so, and issues nothing until assigned
 # through sysfs.
 dmesg -C

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftests for waiting on the next tick. Run right after loading the
+ * module with a tiny, slow layout (one slot, four IDs per 2-second tick):
+ *
+ *   insmod uidgen.ko node_id=2 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000
+ *
+ * so that running out of sequence numbers, and the wait it causes, happen
+ * on cue. The tests run in order and each leaves the slot in a known state.
+ */
+#include <signal.h>
+#include <sys/time.h>
+
+#include "kselftest_harness.h"
+#include "util.h"
+
+FIXTURE(wait) {
+	int fd;
+	struct uidgen_info info;
+};
+
+FIXTURE_SETUP(wait)
+{
+	self->fd = open(UIDGEN_DEV, O_RDONLY);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	ASSERT_EQ(0, self->info.slot_bits);
+	ASSERT_EQ(2, self->info.seq_bits);
+	ASSERT_EQ(2000000, self->info.tick_us);
+}
+
+FIXTURE_TEARDOWN(wait)
+{
+	close(self->fd);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Deliver SIGALRM in 100 ms, to a handler with or without SA_RESTART. */
+static int alarm_in_100ms(int restart)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { .tv_usec = 100000 } };
+
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	if (sigaction(SIGALRM, &sa, NULL))
+		return -1;
+	return setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Eight IDs need two ticks: the batch waits for the second one. It ends
+ * with the tick's last sequence number taken, just after a tick began.
+ */
+TEST_F(wait, batch_spans_ticks)
+{
+	uint64_t ids[8];
+	struct parts first, p;
+	int i;
+
+	ASSERT_EQ(8, batch(self->fd, ids, 8));
+	first = split(&self->info, ids[0]);
+	for (i = 1; i < 8; i++)
+		ASSERT_LT(ids[i - 1], ids[i]);
+	p = split(&self->info, ids[7]);
+	EXPECT_EQ(3, p.seq);
+	/* A fresh module: the first ID of the first tick is sequence 0. */
+	EXPECT_EQ(0, first.seq);
+	EXPECT_EQ(first.tick + 1, p.tick);
+	EXPECT_EQ(2, p.node);
+}
+
+/* The tick is spent: a signal during the wait, nothing stored, EINTR. */
+TEST_F(wait, signal_before_any_id_is_eintr)
+{
+	uint64_t id;
+
+	ASSERT_EQ(0, alarm_in_100ms(0));
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, &id, 8));
+	EXPECT_EQ(EINTR, errno);
+	ASSERT_EQ(0, alarm_in_100ms(0));
+	errno = 0;
+	EXPECT_EQ(-1, batch(self->fd, &id, 1));
+	EXPECT_EQ(EINTR, errno);
+}
+
+/*
+ * With SA_RESTART the read restarts and completes in the next tick: the
+ * wait is at most one tick. It takes sequence numbers 0 and 1 of it.
+ */
+TEST_F(wait, restarted_read_waits_at_most_a_tick)
+{
+	uint64_t ids[2];
+	double t0 = now_s(), waited;
+
+	ASSERT_EQ(0, alarm_in_100ms(1));
+	ASSERT_EQ(16, read(self->fd, ids, 16));
+	waited = now_s() - t0;
+	EXPECT_EQ(0, split(&self->info, ids[0]).seq);
+	EXPECT_EQ(1, split(&self->info, ids[1]).seq);
+	EXPECT_GT(2.0 + 0.5, waited) TH_LOG("waited %.3f s", waited);
+	EXPECT_LT(0.1, waited) TH_LOG("waited %.3f s", waited);
+}
+
+/* Two IDs are left in this tick; asking for three stores those two. */
+TEST_F(wait, signal_mid_read_returns_what_was_done)
+{
+	uint64_t ids[3] = { 0, 0, 0 };
+
+	ASSERT_EQ(0, alarm_in_100ms(0));
+	EXPECT_EQ(16, read(self->fd, ids, 24));
+	EXPECT_EQ(2, split(&self->info, ids[0]).seq);
+	EXPECT_EQ(3, split(&self->info, ids[1]).seq);
+	EXPECT_EQ(0, ids[2]);
+	ASSERT_EQ(0, alarm_in_100ms(0));
+	EXPECT_EQ(-1, batch(self->fd, ids, 3));
+	EXPECT_EQ(EINTR, errno);
+}
+
+TEST_HARNESS_MAIN
