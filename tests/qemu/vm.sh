@@ -58,6 +58,12 @@ mount -t sysfs sys /sys
 for m in $(cat /modules.order); do insmod "/lib/modules/$m"; done
 R=/newroot
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot $R
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $R/mnt
+# The repository may live under a directory the tmpfs mounts below hide
+# (/tmp, /root, /run): hold on to it and put it back on top.
+repo=$(cat $R/mnt/.repo)
+mkdir -p /hold
+mount --bind "$R$repo" /hold
 mount -t proc proc $R/proc
 mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
@@ -67,7 +73,8 @@ mount -t tmpfs shm $R/dev/shm
 mount -t tmpfs tmp $R/tmp
 mount -t tmpfs run $R/run
 mount -t tmpfs root $R/root
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $R/mnt
+mkdir -p "$R$repo"
+mount --move /hold "$R$repo"
 # Anything parsed from the console comes after this marker line.
 echo "== uidgen-vm: guest up, $(uname -r), $(nproc) CPUs"
 chroot $R /bin/sh -c 'cd "$(cat /mnt/.repo)" && exec /bin/sh /mnt/.job' < /dev/console > /dev/console 2>&1
