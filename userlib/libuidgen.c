@@ -76,20 +76,19 @@ long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n)
 		size_t want = n - done;
 		struct uidgen_batch b = {
 			.size = sizeof(b),
+			.count = want > UIDGEN_BATCH_MAX ? UIDGEN_BATCH_MAX : want,
 			.ids = (uintptr_t)(ids + done),
 		};
-		long r;
+		uint32_t asked = b.count;
 
-		b.count = want > UIDGEN_BATCH_MAX ? UIDGEN_BATCH_MAX : want;
-		r = ioctl(g->fd, UIDGEN_IOC_BATCH, &b);
-		if (r < 0) {
+		if (ioctl(g->fd, UIDGEN_IOC_BATCH, &b) < 0) {
 			if (done)
 				break;
 			return UIDGEN_ERR(saved);
 		}
 		done += b.count;
 		/* Short only on a signal or a fault: stop and report. */
-		if (b.count < (want > UIDGEN_BATCH_MAX ? UIDGEN_BATCH_MAX : want))
+		if (b.count < asked)
 			break;
 	}
 	errno = saved;

@@ -64,7 +64,8 @@
  *    already assigned (an assigned node ID is never changed under a
  *    running generator).
  *  - EINTR: a signal arrived while waiting for the next tick before any ID
- *    was copied. With some IDs copied, the call returns those instead.
+ *    was copied (with SA_RESTART the call is restarted instead). With some
+ *    IDs copied, the call returns those instead.
  *  - EOVERFLOW: the timestamp field is exhausted for this layout and epoch;
  *    the module never wraps it.
  */
