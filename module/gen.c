@@ -66,108 +66,294 @@ int uidgen_layout_check(const struct uidgen_layout *l, char *msg, size_t len)
 	return 0;
 }
 
+/* a * b, or U64_MAX if that does not fit. */
+static u64 uidgen_mul_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_mul_overflow(a, b, &r) ? U64_MAX : r;
+}
+
+/* a + b, or U64_MAX if that does not fit. */
+static u64 uidgen_add_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_add_overflow(a, b, &r) ? U64_MAX : r;
+}
+
+/* Unix ms at which @ticks ticks after the epoch have passed, rounded up. */
+static u64 uidgen_ticks_to_ms(const struct uidgen_layout *l, u64 ticks)
+{
+	/* ticks * tick_us / 1000, rounded up, without overflowing on the way */
+	u64 ms = uidgen_mul_sat(ticks / 1000, l->tick_us);
+	u64 rest = DIV_ROUND_UP(ticks % 1000 * l->tick_us, 1000);
+
+	return uidgen_add_sat(uidgen_add_sat(ms, rest), l->epoch_ms);
+}
+
 /**
- * uidgen_clock_init() - Anchor the tick clock to the wall clock.
- * @c: the clock to set up
- * @l: a layout that passed uidgen_layout_check()
+ * uidgen_exhausts_at_ms() - When a layout's timestamp field runs out.
+ * @l: the layout
+ *
+ * Context: any.
+ * Return: the Unix time in ms at which the first tick the timestamp field
+ * cannot hold begins (U64_MAX if beyond 64 bits of ms).
+ */
+u64 uidgen_exhausts_at_ms(const struct uidgen_layout *l)
+{
+	return uidgen_ticks_to_ms(l, 1ULL << l->ts_bits);
+}
+
+/**
+ * uidgen_gen_init() - Check a layout and anchor its clock.
+ * @g: the generator to set up (its slots are the caller's)
+ * @l: the layout
  * @wall_ns: the wall clock (CLOCK_REALTIME) now, in ns since the Unix epoch
  * @boot_ns: the boot-time clock (CLOCK_BOOTTIME) at the same moment
- * @msg: where to write one line saying what is wrong
+ * @min_life_ms: refuse a layout with less than this left before it runs out
+ * @msg: where to write one line saying what is wrong and what is allowed
  * @len: size of @msg
  *
  * From here on ticks come from the boot-time clock alone, which never goes
  * back, so the wall clock stepping back cannot make a tick repeat.
  *
  * Context: any.
- * Return: 0, or -EINVAL if the wall clock is before the epoch, or
- * -EOVERFLOW if the timestamp field is already exhausted.
+ * Return: 0; -EINVAL for a bad layout or an epoch after the wall clock;
+ * -EOVERFLOW if the timestamp field has run out or has less than
+ * @min_life_ms left.
  */
-int uidgen_clock_init(struct uidgen_clock *c, const struct uidgen_layout *l,
-		      u64 wall_ns, u64 boot_ns, char *msg, size_t len)
+int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
+		    u64 wall_ns, u64 boot_ns, u64 min_life_ms,
+		    char *msg, size_t len)
 {
-	u64 epoch_ns, since_ns;
+	u64 wall_ms = div_u64(wall_ns, NSEC_PER_MSEC);
+	u64 epoch_ns, end_ms;
+	int ret;
 
+	ret = uidgen_layout_check(l, msg, len);
+	if (ret)
+		return ret;
 	if (check_mul_overflow(l->epoch_ms, (u64)NSEC_PER_MSEC, &epoch_ns) ||
 	    epoch_ns > wall_ns) {
 		scnprintf(msg, len,
 			  "epoch_ms=%llu is after the wall clock (%llu ms): the timestamp would be negative",
-			  l->epoch_ms, div_u64(wall_ns, NSEC_PER_MSEC));
+			  l->epoch_ms, wall_ms);
 		return -EINVAL;
 	}
-	since_ns = wall_ns - epoch_ns;
-	c->tick_ns = (u64)l->tick_us * NSEC_PER_USEC;
-	c->max_tick = (1ULL << l->ts_bits) - 1;
-	c->offset_ns = (s64)since_ns - (s64)boot_ns;
-	if (div64_u64(since_ns, c->tick_ns) > c->max_tick) {
+	end_ms = uidgen_exhausts_at_ms(l);
+	if (end_ms <= wall_ms) {
 		scnprintf(msg, len,
-			  "timestamp field exhausted: ts_bits=%u ticks of %u us from epoch_ms=%llu end before now",
-			  l->ts_bits, l->tick_us, l->epoch_ms);
+			  "timestamp field exhausted: ts_bits=%u ticks of %u us from epoch_ms=%llu ended at %llu ms",
+			  l->ts_bits, l->tick_us, l->epoch_ms, end_ms);
 		return -EOVERFLOW;
 	}
+	if (end_ms - wall_ms < min_life_ms) {
+		scnprintf(msg, len,
+			  "timestamp field runs out at %llu ms, in %llu days: less than min_life_days=%llu",
+			  end_ms, div_u64(end_ms - wall_ms, MSEC_PER_SEC * 86400),
+			  div_u64(min_life_ms, MSEC_PER_SEC * 86400));
+		return -EOVERFLOW;
+	}
+
+	g->l = *l;
+	g->tick_ns = (u64)l->tick_us * NSEC_PER_USEC;
+	g->max_tick = (1ULL << l->ts_bits) - 1;
+	g->offset_ns = (s64)(wall_ns - epoch_ns) - (s64)boot_ns;
+	g->anchor_ms = wall_ms;
+	g->nr_slots = 1U << l->slot_bits;
 	return 0;
 }
 
 /**
- * uidgen_clock_tick() - The tick at a boot-time instant.
- * @c: the clock
- * @boot_ns: CLOCK_BOOTTIME in ns, not earlier than at uidgen_clock_init()
+ * uidgen_tick() - The tick at a boot-time instant.
+ * @g: the generator
+ * @boot_ns: CLOCK_BOOTTIME in ns, not earlier than at uidgen_gen_init()
  *
  * Context: any.
- * Return: ticks since the epoch (may exceed @c->max_tick: callers check).
+ * Return: ticks since the epoch (may exceed @g->max_tick: callers check).
  */
-u64 uidgen_clock_tick(const struct uidgen_clock *c, u64 boot_ns)
+u64 uidgen_tick(const struct uidgen_gen *g, u64 boot_ns)
 {
-	return div64_u64(boot_ns + c->offset_ns, c->tick_ns);
+	return div64_u64(boot_ns + READ_ONCE(g->offset_ns), g->tick_ns);
 }
 
 /**
- * uidgen_clock_tick_start() - The boot-time instant a tick begins.
- * @c: the clock
- * @tick: a tick not before the one at uidgen_clock_init()
+ * uidgen_tick_start() - The boot-time instant a tick begins.
+ * @g: the generator
+ * @tick: a tick not before the current one
  *
  * Context: any.
  * Return: CLOCK_BOOTTIME in ns at which @tick begins, or U64_MAX if that
  * is beyond what 64 bits of ns can say.
  */
-u64 uidgen_clock_tick_start(const struct uidgen_clock *c, u64 tick)
+u64 uidgen_tick_start(const struct uidgen_gen *g, u64 tick)
 {
-	u64 ns;
+	u64 ns = uidgen_mul_sat(tick, g->tick_ns);
 
-	if (check_mul_overflow(tick, c->tick_ns, &ns))
-		return U64_MAX;
-	return ns - c->offset_ns;
+	return ns == U64_MAX ? ns : ns - READ_ONCE(g->offset_ns);
+}
+
+/**
+ * uidgen_ms_to_tick() - The tick that contains a Unix time.
+ * @g: the generator
+ * @unix_ms: Unix time in ms
+ *
+ * Context: any.
+ * Return: the tick, 0 for a time before the epoch, U64_MAX if beyond.
+ */
+u64 uidgen_ms_to_tick(const struct uidgen_gen *g, u64 unix_ms)
+{
+	if (unix_ms < g->l.epoch_ms)
+		return 0;
+	return div_u64(uidgen_mul_sat(unix_ms - g->l.epoch_ms, USEC_PER_MSEC),
+		       g->l.tick_us);
+}
+
+/**
+ * uidgen_tick_end_ms() - The Unix time in ms at which a tick has ended.
+ * @g: the generator
+ * @tick: the tick
+ *
+ * Rounded up, so that uidgen_ms_to_tick() of the result is after @tick:
+ * a floor set to it excludes @tick.
+ *
+ * Context: any.
+ * Return: the Unix time in ms.
+ */
+u64 uidgen_tick_end_ms(const struct uidgen_gen *g, u64 tick)
+{
+	return uidgen_ticks_to_ms(&g->l, tick + 1);
+}
+
+/* Raise @v to at least @min. */
+static void uidgen_atomic_max(atomic64_t *v, s64 min)
+{
+	s64 old = atomic64_read(v);
+
+	while (old < min && !atomic64_try_cmpxchg(v, &old, min))
+		;
 }
 
 /**
  * uidgen_reserve() - Take a run of consecutive sequence numbers in one tick.
- * @s: the slot
- * @seq_bits: width of the sequence field
- * @now: the current tick
+ * @g: the generator
+ * @s: one of its slots
+ * @now: the current tick, at most @g->max_tick
  * @n: how many are wanted, at least 1
  * @first: out: the first (tick << seq_bits | seq) of the run
+ * @wait_tick: out, when 0 is returned: the tick the caller must wait for
  *
- * The run never crosses a tick and never runs ahead of @now, so it may be
- * shorter than @n. The caller owns first .. first + return - 1.
+ * The run never crosses a tick, so it may be shorter than @n. It may be
+ * in a tick up to @g->max_borrow ticks ahead of @now once @now's sequence
+ * numbers are spent, and never beyond @g->max_tick. The caller owns
+ * @first .. @first + return - 1.
  *
  * Context: any; lock-free.
- * Return: the length of the run, or 0 if @now's sequence numbers are
- * spent and the caller must wait for a later tick.
+ * Return: the length of the run; 0 if the slot is as far ahead of @now as
+ * it may go and the caller must wait for *@wait_tick; -EOVERFLOW if the
+ * timestamp field is spent.
  */
-u32 uidgen_reserve(struct uidgen_slot *s, unsigned int seq_bits, u64 now,
-		   u32 n, u64 *first)
+int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s, u64 now,
+		   u32 n, u64 *first, u64 *wait_tick)
 {
-	u64 end = (now + 1) << seq_bits;
+	unsigned int seq_bits = g->l.seq_bits;
+	unsigned int borrow = READ_ONCE(g->max_borrow);
+	u64 limit = min(now + borrow, g->max_tick);
+	u64 end = (limit + 1) << seq_bits;
 	s64 old = atomic64_read(&s->last);
-	u64 base, got;
+	u64 base, got, tick;
 
+	if ((u64)old >> seq_bits > now)
+		atomic64_inc(&s->behind);
 	do {
 		base = max_t(u64, (u64)old + 1, now << seq_bits);
-		/* Another caller may have seen a later tick than @now. */
-		if (base >= end)
+		tick = base >> seq_bits;
+		if (base >= end) {
+			if (tick > g->max_tick)
+				return -EOVERFLOW;
+			*wait_tick = tick - borrow;
 			return 0;
-		got = min_t(u64, n, end - base);
+		}
+		got = min_t(u64, n, ((tick + 1) << seq_bits) - base);
 	} while (!atomic64_try_cmpxchg(&s->last, &old, base + got - 1));
 
+	atomic64_add(got, &s->issued);
 	*first = base;
 	return got;
+}
+
+/**
+ * uidgen_set_floor() - Never issue @floor_tick or any tick before it.
+ * @g: the generator
+ * @floor_tick: the highest tick that must not be issued
+ * @boot_ns: CLOCK_BOOTTIME now
+ *
+ * If the clock is at or below @floor_tick (the wall clock was behind at
+ * load, say after a reboot), the anchor moves forward so that the clock
+ * reads @floor_tick + 1 now, and every slot moves past @floor_tick. Ticks
+ * then advance in real time from there; the anchor never moves back.
+ *
+ * Context: process; the caller serialises floor changes.
+ * Return: 0, or -EOVERFLOW if no tick is left above @floor_tick.
+ */
+int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns)
+{
+	u64 seq_bits = g->l.seq_bits, start;
+	unsigned int i;
+	s64 offset;
+
+	if (floor_tick >= g->max_tick)
+		return -EOVERFLOW;
+	start = uidgen_mul_sat(floor_tick + 1, g->tick_ns);
+	if (start == U64_MAX)
+		return -EOVERFLOW;
+	offset = (s64)(start - boot_ns);
+	if (offset > g->offset_ns)
+		WRITE_ONCE(g->offset_ns, offset);
+	for (i = 0; i < g->nr_slots; i++)
+		uidgen_atomic_max(&g->slots[i].last,
+				  ((floor_tick + 1) << seq_bits) - 1);
+	return 0;
+}
+
+/**
+ * uidgen_fence_slots() - Move every slot that issued past its last tick.
+ * @g: the generator
+ *
+ * After a node ID change, IDs from the next tick on are greater than every
+ * ID the slot issued under the old node, whatever the two node IDs.
+ *
+ * Context: any.
+ */
+void uidgen_fence_slots(struct uidgen_gen *g)
+{
+	u64 seq_bits = g->l.seq_bits;
+	unsigned int i;
+
+	for (i = 0; i < g->nr_slots; i++) {
+		s64 last = atomic64_read(&g->slots[i].last);
+
+		if (last)
+			uidgen_atomic_max(&g->slots[i].last,
+					  ((((u64)last >> seq_bits) + 1) << seq_bits) - 1);
+	}
+}
+
+/**
+ * uidgen_high_water() - The highest tick any slot has issued.
+ * @g: the generator
+ *
+ * Context: any.
+ * Return: the tick, or 0 if nothing was issued.
+ */
+u64 uidgen_high_water(const struct uidgen_gen *g)
+{
+	u64 high = 0;
+	unsigned int i;
+
+	for (i = 0; i < g->nr_slots; i++)
+		high = max_t(u64, high,
+			     (u64)atomic64_read(&g->slots[i].last) >> g->l.seq_bits);
+	return high;
 }

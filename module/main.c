@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uidgen: the /dev/uid misc device, its ioctls and module parameters.
+ * uidgen: the /dev/uid misc device, its ioctls, module parameters, sysfs
+ * and debugfs files.
  *
  * All the arithmetic lives in gen.c; this file turns file operations into
- * calls on the generator and copies IDs out to userspace.
+ * calls on the generator, copies IDs out to userspace and keeps the node
+ * ID: who may set it, and the fence that makes revoking it take effect.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/compat.h>
+#include <linux/debugfs.h>
+#include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
@@ -16,26 +20,32 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/srcu.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <linux/uidgen.h>
 
 #include "gen.h"
 
 #define UIDGEN_VERSION_MAJOR	1
-#define UIDGEN_VERSION_MINOR	0
+#define UIDGEN_VERSION_MINOR	1
 #define UIDGEN_VERSION_PATCH	0
-#define UIDGEN_VERSION_STR	"1.0.0"
+#define UIDGEN_VERSION_STR	"1.1.0"
 
 /* IDs composed on the stack per copy_to_user(): 512 bytes. */
 #define UIDGEN_CHUNK		64
 /* Check for signals and reschedule after about a page of IDs. */
 #define UIDGEN_RESCHED_IDS	(PAGE_SIZE / sizeof(u64))
+#define UIDGEN_MS_PER_DAY	(86400ULL * MSEC_PER_SEC)
 
 static unsigned int ts_bits = UIDGEN_DEFAULT_TS_BITS;
 module_param(ts_bits, uint, 0444);
@@ -61,54 +71,84 @@ static unsigned long long epoch_ms = UIDGEN_DEFAULT_EPOCH_MS;
 module_param(epoch_ms, ullong, 0444);
 MODULE_PARM_DESC(epoch_ms, "Unix time in ms of timestamp 0 (default 1767225600000, 2026-01-01T00:00:00Z)");
 
-static struct uidgen_layout uidgen_layout;
-static struct uidgen_clock uidgen_clock;
-static struct uidgen_slot *uidgen_slots;
+static unsigned int min_life_days = 30;
+module_param(min_life_days, uint, 0444);
+MODULE_PARM_DESC(min_life_days, "Refuse a layout whose timestamp field runs out sooner (default 30)");
+
+static struct uidgen_gen uidgen;
 
 /*
- * The node ID, or -1 while none is assigned. Written once under
- * uidgen_node_lock, read locklessly by every call that issues IDs.
+ * The node ID, or -1 while none is assigned. Changed only under
+ * uidgen_node_lock; read locklessly, inside uidgen_srcu, by every chunk of
+ * IDs minted, so that a revoke can wait for the chunks that saw the old one.
  */
 static int uidgen_node = -1;
 static DEFINE_MUTEX(uidgen_node_lock);
-/* Set once the layout is validated: node IDs can be checked against it. */
+DEFINE_STATIC_SRCU(uidgen_srcu);
+/* Set once the layout is validated: parameters can be checked against it. */
 static bool uidgen_live;
+/* Load-time floor_ms, applied by uidgen_init(). */
+static u64 uidgen_floor_ms;
 
 static int uidgen_assign_node(u32 node)
 {
 	int ret = 0;
 
 	mutex_lock(&uidgen_node_lock);
-	if (node >= (1ULL << uidgen_layout.node_bits))
+	if (node >= (1ULL << uidgen.l.node_bits)) {
 		ret = -ERANGE;
-	else if (uidgen_node >= 0 && (u32)uidgen_node != node)
+	} else if (uidgen_node >= 0 && (u32)uidgen_node != node) {
 		ret = -EBUSY;
-	else if (uidgen_node < 0)
+	} else if (uidgen_node < 0) {
+		/* IDs under the new node start in a tick no slot used yet. */
+		uidgen_fence_slots(&uidgen);
 		WRITE_ONCE(uidgen_node, node);
-	mutex_unlock(&uidgen_node_lock);
-	if (!ret)
 		pr_info("node ID %u assigned\n", node);
+	}
+	mutex_unlock(&uidgen_node_lock);
 	return ret;
+}
+
+/*
+ * Stop issuing under the current node ID. Once this returns, no ID with
+ * that node ID will leave the kernel: every chunk that read it has been
+ * copied out (or dropped) before synchronize_srcu() returns.
+ */
+static void uidgen_revoke_node(const char *why)
+{
+	int old;
+
+	mutex_lock(&uidgen_node_lock);
+	old = uidgen_node;
+	WRITE_ONCE(uidgen_node, -1);
+	synchronize_srcu(&uidgen_srcu);
+	mutex_unlock(&uidgen_node_lock);
+	if (old >= 0)
+		pr_warn("node ID %d revoked (%s): no ID is issued until a node ID is assigned\n",
+			old, why);
 }
 
 static int uidgen_node_param_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int node;
-	int ret;
+	int node, ret;
 
-	ret = kstrtouint(val, 0, &node);
+	ret = kstrtoint(val, 0, &node);
 	if (ret)
 		return ret;
-	if (node > INT_MAX)
-		return -ERANGE;
 	/* At load time the layout is not known yet: uidgen_init() checks. */
 	if (!READ_ONCE(uidgen_live)) {
+		if (node < 0)
+			return -EINVAL;
 		uidgen_node = node;
 		return 0;
 	}
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return uidgen_assign_node(node);
+	if (node == -1) {
+		uidgen_revoke_node("by the administrator");
+		return 0;
+	}
+	return node < 0 ? -EINVAL : uidgen_assign_node(node);
 }
 
 static int uidgen_node_param_get(char *buf, const struct kernel_param *kp)
@@ -121,16 +161,97 @@ static const struct kernel_param_ops uidgen_node_param_ops = {
 	.get	= uidgen_node_param_get,
 };
 module_param_cb(node_id, &uidgen_node_param_ops, NULL, 0644);
-MODULE_PARM_DESC(node_id, "This machine's node ID, 0..2^node_bits-1; -1 (unassigned) issues nothing");
+MODULE_PARM_DESC(node_id, "This machine's node ID, 0..2^node_bits-1; -1 (unassigned) issues nothing, writing -1 revokes");
+
+static DEFINE_MUTEX(uidgen_floor_lock);
+
+static int uidgen_apply_floor(u64 floor_ms)
+{
+	int ret;
+
+	ret = uidgen_set_floor(&uidgen, uidgen_ms_to_tick(&uidgen, floor_ms),
+			       ktime_get_boottime_ns());
+	if (!ret)
+		uidgen_floor_ms = floor_ms;
+	return ret;
+}
+
+static int uidgen_floor_param_set(const char *val, const struct kernel_param *kp)
+{
+	u64 floor_ms;
+	int ret;
+
+	ret = kstrtou64(val, 0, &floor_ms);
+	if (ret)
+		return ret;
+	if (!READ_ONCE(uidgen_live)) {
+		uidgen_floor_ms = floor_ms;
+		return 0;
+	}
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&uidgen_floor_lock);
+	/* A floor only moves forward. */
+	if (floor_ms < uidgen_floor_ms)
+		ret = -EINVAL;
+	else
+		ret = uidgen_apply_floor(floor_ms);
+	mutex_unlock(&uidgen_floor_lock);
+	if (!ret)
+		pr_info("floor set to %llu ms\n", floor_ms);
+	return ret;
+}
+
+static int uidgen_floor_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(uidgen_floor_ms));
+}
+
+static const struct kernel_param_ops uidgen_floor_param_ops = {
+	.set	= uidgen_floor_param_set,
+	.get	= uidgen_floor_param_get,
+};
+module_param_cb(floor_ms, &uidgen_floor_param_ops, NULL, 0644);
+MODULE_PARM_DESC(floor_ms, "Never issue a tick that contains this Unix time in ms or an earlier one; only moves forward");
+
+static unsigned int uidgen_borrow_param;
+
+static int uidgen_borrow_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int borrow;
+	int ret;
+
+	ret = kstrtouint(val, 0, &borrow);
+	if (ret)
+		return ret;
+	if (borrow > UIDGEN_BORROW_MAX)
+		return -ERANGE;
+	if (READ_ONCE(uidgen_live) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	uidgen_borrow_param = borrow;
+	WRITE_ONCE(uidgen.max_borrow, borrow);
+	return 0;
+}
+
+static int uidgen_borrow_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(uidgen.max_borrow));
+}
+
+static const struct kernel_param_ops uidgen_borrow_param_ops = {
+	.set	= uidgen_borrow_param_set,
+	.get	= uidgen_borrow_param_get,
+};
+module_param_cb(max_borrow_ticks, &uidgen_borrow_param_ops, NULL, 0644);
+MODULE_PARM_DESC(max_borrow_ticks, "How many ticks ahead of the clock a slot may run before callers wait (0..1000000, default 0)");
 
 /*
  * Sleep until @tick begins. The timer runs on CLOCK_BOOTTIME, the clock
- * the ticks come from, so the wall clock stepping cannot stretch the wait:
- * it is at most one tick.
+ * the ticks come from, so the wall clock stepping cannot stretch the wait.
  */
 static int uidgen_wait_tick(u64 tick)
 {
-	ktime_t expires = ns_to_ktime(uidgen_clock_tick_start(&uidgen_clock, tick));
+	ktime_t expires = ns_to_ktime(uidgen_tick_start(&uidgen, tick));
 
 	set_current_state(TASK_INTERRUPTIBLE);
 	schedule_hrtimeout_range_clock(&expires, 0, HRTIMER_MODE_ABS,
@@ -143,49 +264,66 @@ static int uidgen_wait_tick(u64 tick)
  * were. IDs minted for a copy that faulted are dropped: a gap, never a
  * duplicate, since the slot has already moved past them.
  */
-static long uidgen_fill(u64 __user *dst, size_t n)
+static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 {
-	const struct uidgen_layout *l = &uidgen_layout;
+	const struct uidgen_layout *l = &uidgen.l;
 	u64 buf[UIDGEN_CHUNK];
 	size_t done = 0, since_check = 0;
-	unsigned int slot;
 	struct uidgen_slot *s;
-	u64 worker, now, first, id;
-	int node = READ_ONCE(uidgen_node);
+	u64 now, first, id, wait_tick;
+	unsigned int slot, left;
+	int node, idx, got, i;
 	long err = 0;
-	u32 got, i;
-
-	if (node < 0)
-		return -EADDRNOTAVAIL;
 
 	/*
 	 * Any slot would be correct (the compare-and-swap sees to that); the
 	 * running CPU's own slot is the one nobody else is using.
 	 */
-	slot = raw_smp_processor_id() & ((1U << l->slot_bits) - 1);
-	s = &uidgen_slots[slot];
-	worker = ((u64)node << l->slot_bits) | slot;
+	slot = raw_smp_processor_id() & (uidgen.nr_slots - 1);
+	s = &uidgen.slots[slot];
 
 	while (done < n) {
-		now = uidgen_clock_tick(&uidgen_clock, ktime_get_boottime_ns());
-		if (now > uidgen_clock.max_tick) {
+		now = uidgen_tick(&uidgen, ktime_get_boottime_ns());
+		if (now > uidgen.max_tick) {
 			err = -EOVERFLOW;
 			break;
 		}
-		got = uidgen_reserve(s, l->seq_bits, now,
-				     min_t(size_t, n - done, UIDGEN_CHUNK), &first);
+		left = 0;
+		idx = srcu_read_lock(&uidgen_srcu);
+		node = READ_ONCE(uidgen_node);
+		if (node < 0) {
+			got = -EADDRNOTAVAIL;
+		} else {
+			got = uidgen_reserve(&uidgen, s, now,
+					     min_t(size_t, n - done, UIDGEN_CHUNK),
+					     &first, &wait_tick);
+		}
+		if (got > 0) {
+			id = uidgen_compose(l, first,
+					    ((u64)node << l->slot_bits) | slot);
+			for (i = 0; i < got; i++)
+				buf[i] = id + i;
+			left = copy_to_user(dst + done, buf, got * sizeof(u64));
+		}
+		srcu_read_unlock(&uidgen_srcu, idx);
+
+		if (got < 0) {
+			err = got;
+			break;
+		}
 		if (!got) {
-			err = uidgen_wait_tick(now + 1);
+			if (nonblock) {
+				err = -EAGAIN;
+				break;
+			}
+			atomic64_inc(&s->waits);
+			err = uidgen_wait_tick(wait_tick);
 			if (err)
 				break;
 			continue;
 		}
-		id = uidgen_compose(l, first, worker);
-		for (i = 0; i < got; i++)
-			buf[i] = id + i;
-		i = copy_to_user(dst + done, buf, got * sizeof(u64));
-		done += got - DIV_ROUND_UP(i, sizeof(u64));
-		if (i) {
+		done += got - DIV_ROUND_UP(left, sizeof(u64));
+		if (left) {
 			err = -EFAULT;
 			break;
 		}
@@ -209,7 +347,8 @@ static ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
 
 	if (len < sizeof(u64))
 		return -EINVAL;
-	ret = uidgen_fill((u64 __user *)ubuf, len / sizeof(u64));
+	ret = uidgen_fill((u64 __user *)ubuf, len / sizeof(u64),
+			  file->f_flags & O_NONBLOCK);
 	return ret < 0 ? ret : ret * sizeof(u64);
 }
 
@@ -231,7 +370,8 @@ static int uidgen_copy_arg(void *karg, size_t ksize, size_t minsize,
 	return copy_struct_from_user(karg, ksize, uarg, usize);
 }
 
-static long uidgen_ioctl_batch(struct uidgen_batch __user *uarg)
+static long uidgen_ioctl_batch(struct file *file,
+			       struct uidgen_batch __user *uarg)
 {
 	struct uidgen_batch b;
 	long ret;
@@ -246,7 +386,8 @@ static long uidgen_ioctl_batch(struct uidgen_batch __user *uarg)
 	if (b.count > UIDGEN_BATCH_MAX)
 		return -E2BIG;
 
-	ret = uidgen_fill(u64_to_user_ptr(b.ids), b.count);
+	ret = uidgen_fill(u64_to_user_ptr(b.ids), b.count,
+			  file->f_flags & O_NONBLOCK);
 	if (ret < 0)
 		return ret;
 	if (put_user((u32)ret, &uarg->count))
@@ -256,7 +397,7 @@ static long uidgen_ioctl_batch(struct uidgen_batch __user *uarg)
 
 static long uidgen_ioctl_info(struct uidgen_info __user *uarg)
 {
-	const struct uidgen_layout *l = &uidgen_layout;
+	const struct uidgen_layout *l = &uidgen.l;
 	struct uidgen_info info;
 	int node = READ_ONCE(uidgen_node);
 	long ret;
@@ -274,7 +415,7 @@ static long uidgen_ioctl_info(struct uidgen_info __user *uarg)
 	info.node_bits = l->node_bits;
 	info.slot_bits = l->slot_bits;
 	info.seq_bits = l->seq_bits;
-	info.nr_slots = 1U << l->slot_bits;
+	info.nr_slots = uidgen.nr_slots;
 	info.tick_us = l->tick_us;
 	info.epoch_ms = l->epoch_ms;
 	if (copy_to_user(uarg, &info, sizeof(info)))
@@ -290,12 +431,18 @@ static long uidgen_ioctl_set_node(struct uidgen_node __user *uarg)
 	ret = uidgen_copy_arg(&req, sizeof(req), sizeof(req), uarg);
 	if (ret)
 		return ret;
-	if (req.flags)
+	if (req.flags & ~UIDGEN_NODE_REVOKE)
 		return -EOPNOTSUPP;
 	if (req.__reserved)
 		return -EINVAL;
+	if ((req.flags & UIDGEN_NODE_REVOKE) && req.node_id != UIDGEN_NODE_NONE)
+		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	if (req.flags & UIDGEN_NODE_REVOKE) {
+		uidgen_revoke_node("by UIDGEN_IOC_SET_NODE");
+		return 0;
+	}
 	return uidgen_assign_node(req.node_id);
 }
 
@@ -305,7 +452,7 @@ static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case UIDGEN_IOC_BATCH:
-		return uidgen_ioctl_batch(uarg);
+		return uidgen_ioctl_batch(file, uarg);
 	case UIDGEN_IOC_INFO:
 		return uidgen_ioctl_info(uarg);
 	case UIDGEN_IOC_SET_NODE:
@@ -328,32 +475,167 @@ static const struct file_operations uidgen_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 };
 
+/* sysfs, on the device: /sys/class/misc/uid/ */
+
+static ssize_t anchor_ms_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", uidgen.anchor_ms);
+}
+static DEVICE_ATTR_RO(anchor_ms);
+
+static ssize_t exhausts_at_ms_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", uidgen_exhausts_at_ms(&uidgen.l));
+}
+static DEVICE_ATTR_RO(exhausts_at_ms);
+
+static ssize_t high_water_ms_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	u64 high = uidgen_high_water(&uidgen);
+
+	return sysfs_emit(buf, "%llu\n", high ? uidgen_tick_end_ms(&uidgen, high) : 0);
+}
+static DEVICE_ATTR_RO(high_water_ms);
+
+static ssize_t now_ms_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	u64 now = uidgen_tick(&uidgen, ktime_get_boottime_ns());
+
+	/* The Unix time the generator's clock reads, in ms (tick start). */
+	return sysfs_emit(buf, "%llu\n", uidgen_tick_end_ms(&uidgen, now) -
+			  DIV_ROUND_UP(uidgen.l.tick_us, USEC_PER_MSEC));
+}
+static DEVICE_ATTR_RO(now_ms);
+
+/* One counter summed over the slots; @off is its offset in the slot. */
+static u64 uidgen_slot_sum(size_t off)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < uidgen.nr_slots; i++)
+		sum += atomic64_read((atomic64_t *)((char *)&uidgen.slots[i] + off));
+	return sum;
+}
+
+static ssize_t issued_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  uidgen_slot_sum(offsetof(struct uidgen_slot, issued)));
+}
+static DEVICE_ATTR_RO(issued);
+
+static ssize_t waits_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  uidgen_slot_sum(offsetof(struct uidgen_slot, waits)));
+}
+static DEVICE_ATTR_RO(waits);
+
+static ssize_t behind_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  uidgen_slot_sum(offsetof(struct uidgen_slot, behind)));
+}
+static DEVICE_ATTR_RO(behind);
+
+static struct attribute *uidgen_attrs[] = {
+	&dev_attr_anchor_ms.attr,
+	&dev_attr_exhausts_at_ms.attr,
+	&dev_attr_high_water_ms.attr,
+	&dev_attr_now_ms.attr,
+	&dev_attr_issued.attr,
+	&dev_attr_waits.attr,
+	&dev_attr_behind.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(uidgen);
+
 /* Anyone may read IDs; only CAP_SYS_ADMIN may assign the node ID. */
 static struct miscdevice uidgen_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "uid",
 	.fops	= &uidgen_fops,
 	.mode	= 0444,
+	.groups	= uidgen_groups,
 };
+
+/* debugfs: the per-slot table, /sys/kernel/debug/uidgen/slots */
+
+static int uidgen_slots_show(struct seq_file *m, void *v)
+{
+	u64 now = uidgen_tick(&uidgen, ktime_get_boottime_ns());
+	unsigned int i;
+
+	seq_puts(m, "slot issued waits behind last_tick borrowed\n");
+	for (i = 0; i < uidgen.nr_slots; i++) {
+		struct uidgen_slot *s = &uidgen.slots[i];
+		u64 tick = (u64)atomic64_read(&s->last) >> uidgen.l.seq_bits;
+
+		seq_printf(m, "%u %lld %lld %lld %llu %llu\n", i,
+			   atomic64_read(&s->issued), atomic64_read(&s->waits),
+			   atomic64_read(&s->behind), tick,
+			   tick > now ? tick - now : 0);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(uidgen_slots);
+
+static struct dentry *uidgen_debugfs;
+
+/* A VM fork or snapshot restore: two machines now share this node ID. */
+static int uidgen_vmfork(struct notifier_block *nb, unsigned long action,
+			 void *data)
+{
+	uidgen_revoke_node("VM fork or snapshot restore detected");
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block uidgen_vmfork_nb = {
+	.notifier_call = uidgen_vmfork,
+};
+
+/* Say so, daily, once the timestamp field has under a year left. */
+static void uidgen_life_check(struct work_struct *work);
+static DECLARE_DELAYED_WORK(uidgen_life_work, uidgen_life_check);
+
+static void uidgen_life_check(struct work_struct *work)
+{
+	u64 end = uidgen_exhausts_at_ms(&uidgen.l);
+	u64 now = ktime_get_real_ns() / NSEC_PER_MSEC;
+
+	if (end > now && end - now < 365 * UIDGEN_MS_PER_DAY)
+		pr_warn("the timestamp field runs out in %llu days (at %llu ms): plan a new layout or epoch\n",
+			div64_u64(end - now, UIDGEN_MS_PER_DAY), end);
+	schedule_delayed_work(&uidgen_life_work, 86400 * HZ);
+}
 
 static int __init uidgen_init(void)
 {
-	struct uidgen_layout *l = &uidgen_layout;
-	char msg[160];
+	struct uidgen_layout l = {
+		.ts_bits = ts_bits, .node_bits = node_bits,
+		.slot_bits = slot_bits, .seq_bits = seq_bits,
+		.tick_us = tick_us, .epoch_ms = epoch_ms,
+	};
+	char msg[192];
 	int ret;
 
-	l->ts_bits = ts_bits;
-	l->node_bits = node_bits;
-	l->slot_bits = slot_bits;
-	l->seq_bits = seq_bits;
-	l->tick_us = tick_us;
-	l->epoch_ms = epoch_ms;
-
-	ret = uidgen_layout_check(l, msg, sizeof(msg));
+	ret = uidgen_gen_init(&uidgen, &l, ktime_get_real_ns(),
+			      ktime_get_boottime_ns(),
+			      (u64)min_life_days * UIDGEN_MS_PER_DAY,
+			      msg, sizeof(msg));
 	if (ret) {
 		pr_err("%s\n", msg);
 		return ret;
 	}
+	uidgen.max_borrow = uidgen_borrow_param;
 
 	mutex_lock(&uidgen_node_lock);
 	if (uidgen_node >= 0 && uidgen_node >= (1LL << node_bits)) {
@@ -362,43 +644,62 @@ static int __init uidgen_init(void)
 		mutex_unlock(&uidgen_node_lock);
 		return -EINVAL;
 	}
-	WRITE_ONCE(uidgen_live, true);
 	mutex_unlock(&uidgen_node_lock);
 
-	ret = uidgen_clock_init(&uidgen_clock, l, ktime_get_real_ns(),
-				ktime_get_boottime_ns(), msg, sizeof(msg));
-	if (ret) {
-		pr_err("%s\n", msg);
-		return ret;
-	}
-
-	uidgen_slots = kcalloc(1U << slot_bits, sizeof(*uidgen_slots),
+	uidgen.slots = kcalloc(uidgen.nr_slots, sizeof(*uidgen.slots),
 			       GFP_KERNEL);
-	if (!uidgen_slots)
+	if (!uidgen.slots)
 		return -ENOMEM;
 
-	ret = misc_register(&uidgen_misc);
+	if (uidgen_floor_ms) {
+		ret = uidgen_apply_floor(uidgen_floor_ms);
+		if (ret) {
+			pr_err("floor_ms=%llu leaves no tick before the timestamp field runs out\n",
+			       uidgen_floor_ms);
+			goto err_free_slots;
+		}
+	}
+
+	ret = register_random_vmfork_notifier(&uidgen_vmfork_nb);
 	if (ret)
 		goto err_free_slots;
 
-	pr_info("v%s: /dev/%s, layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms\n",
+	WRITE_ONCE(uidgen_live, true);
+	ret = misc_register(&uidgen_misc);
+	if (ret)
+		goto err_unregister_vmfork;
+
+	uidgen_debugfs = debugfs_create_dir("uidgen", NULL);
+	debugfs_create_file("slots", 0400, uidgen_debugfs, NULL,
+			    &uidgen_slots_fops);
+
+	pr_info("v%s: /dev/%s, layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
 		UIDGEN_VERSION_STR, uidgen_misc.name, ts_bits, node_bits,
-		slot_bits, seq_bits, tick_us, epoch_ms);
+		slot_bits, seq_bits, tick_us, epoch_ms,
+		uidgen_exhausts_at_ms(&uidgen.l));
+	if (uidgen_floor_ms)
+		pr_info("floor %llu ms\n", uidgen_floor_ms);
 	if (READ_ONCE(uidgen_node) < 0)
 		pr_notice("no node ID assigned: no ID is issued until an administrator sets node_id\n");
 	else
 		pr_info("node ID %d\n", uidgen_node);
+	uidgen_life_check(NULL);
 	return 0;
 
+err_unregister_vmfork:
+	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
 err_free_slots:
-	kfree(uidgen_slots);
+	kfree(uidgen.slots);
 	return ret;
 }
 
 static void __exit uidgen_exit(void)
 {
+	cancel_delayed_work_sync(&uidgen_life_work);
+	debugfs_remove(uidgen_debugfs);
 	misc_deregister(&uidgen_misc);
-	kfree(uidgen_slots);
+	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
+	kfree(uidgen.slots);
 }
 
 module_init(uidgen_init);

@@ -89,7 +89,9 @@ TEST_F(node, out_of_range_refused)
 	EXPECT_EQ(ERANGE, errno);
 	snprintf(buf, sizeof(buf), "%u", 1U << self->info.node_bits);
 	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "node_id", buf));
-	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "-1"));
+	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "-2"));
+	/* -1 revokes: with nothing assigned, that changes nothing. */
+	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
 	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "seven"));
 	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "node_id", "4294967295"));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));

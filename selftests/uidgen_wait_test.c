@@ -129,4 +129,91 @@ TEST_F(wait, signal_mid_read_returns_what_was_done)
 	EXPECT_EQ(EINTR, errno);
 }
 
+/* O_NONBLOCK: EAGAIN instead of a wait; the IDs there are, if any. */
+TEST_F(wait, nonblock)
+{
+	int nb = open(UIDGEN_DEV, O_RDONLY | O_NONBLOCK);
+	uint64_t ids[5];
+
+	ASSERT_LE(0, nb);
+	errno = 0;
+	EXPECT_EQ(-1, read(nb, ids, 8));
+	EXPECT_EQ(EAGAIN, errno);
+	errno = 0;
+	EXPECT_EQ(-1, batch(nb, ids, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	/* The blocking fd waits for the next tick and takes sequence 0. */
+	ASSERT_EQ(8, read(self->fd, ids, 8));
+	EXPECT_EQ(0, split(&self->info, ids[0]).seq);
+	/* Three are left in this tick. */
+	EXPECT_EQ(24, read(nb, ids, 40));
+	EXPECT_EQ(3, split(&self->info, ids[2]).seq);
+	errno = 0;
+	EXPECT_EQ(-1, batch(nb, ids, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	close(nb);
+}
+
+static int nobody_borrow(void *arg)
+{
+	(void)arg;
+	return -write_file(UIDGEN_PARAM "max_borrow_ticks", "5");
+}
+
+static long slot0_borrowed(void)
+{
+	char buf[512], *line;
+	unsigned long long v[6];
+
+	if (read_file("/sys/kernel/debug/uidgen/slots", buf, sizeof(buf)))
+		return -1;
+	line = strchr(buf, '\n');
+	if (!line || sscanf(line + 1, "%llu %llu %llu %llu %llu %llu", &v[0],
+			    &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
+		return -2;
+	return v[5];
+}
+
+/*
+ * max_borrow_ticks=2: a spent tick no longer means a wait; the slot runs
+ * up to two ticks ahead of the clock, and then waits at most until the
+ * clock is within two ticks of it again.
+ */
+TEST_F(wait, borrow)
+{
+	int nb = open(UIDGEN_DEV, O_RDONLY | O_NONBLOCK);
+	uint64_t ids[8], now_tick;
+	double t0, waited;
+	int i;
+
+	ASSERT_LE(0, nb);
+	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "max_borrow_ticks", "1000001"));
+	EXPECT_EQ(EACCES, as_nobody(nobody_borrow, NULL));
+	ASSERT_EQ(0, write_file(UIDGEN_PARAM "max_borrow_ticks", "2"));
+	EXPECT_EQ(2, param_long("max_borrow_ticks"));
+
+	/* This tick is spent (see nonblock); two more can be borrowed. */
+	ASSERT_EQ(8, batch(nb, ids, 8));
+	now_tick = split(&self->info, ids[0]).tick - 1;
+	for (i = 0; i < 8; i++) {
+		EXPECT_EQ(now_tick + 1 + i / 4, split(&self->info, ids[i]).tick);
+		EXPECT_EQ((uint32_t)i % 4, split(&self->info, ids[i]).seq);
+	}
+	EXPECT_EQ(2, slot0_borrowed());
+	errno = 0;
+	EXPECT_EQ(-1, read(nb, ids, 8));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Blocking: wait for the next tick, then borrow the one after. */
+	t0 = now_s();
+	ASSERT_EQ(8, read(self->fd, ids, 8));
+	waited = now_s() - t0;
+	EXPECT_EQ(now_tick + 3, split(&self->info, ids[0]).tick);
+	EXPECT_GT(2.0 + 0.5, waited) TH_LOG("waited %.3f s", waited);
+	EXPECT_LT(0.5, waited) TH_LOG("waited %.3f s", waited);
+	EXPECT_LT(0, param_long("../../../class/misc/uid/waits"));
+	ASSERT_EQ(0, write_file(UIDGEN_PARAM "max_borrow_ticks", "0"));
+	close(nb);
+}
+
 TEST_HARNESS_MAIN

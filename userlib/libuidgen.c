@@ -116,6 +116,20 @@ int uidgen_set_node(struct uidgen *g, uint32_t node)
 	return 0;
 }
 
+int uidgen_revoke_node(struct uidgen *g)
+{
+	struct uidgen_node req = {
+		.size = sizeof(req),
+		.flags = UIDGEN_NODE_REVOKE,
+		.node_id = UIDGEN_NODE_NONE,
+	};
+	int saved = errno, ret;
+
+	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, &req) < 0)
+		return UIDGEN_ERR(saved);
+	return 0;
+}
+
 /* The layout a module loaded with no layout parameters uses. */
 void uidgen_default_info(struct uidgen_info *info)
 {

@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "uidgen.h"
 
-#define UIDGEN_CLI_VERSION "1.0.0"
+#define UIDGEN_CLI_VERSION "1.1.0"
 
 static const char *prog = "uidgen";
 
@@ -24,6 +25,9 @@ static void usage(FILE *f)
 		"       %1$s [-d DEVICE] decode [-f auto|dec|hex|b32] ID...\n"
 		"       %1$s [-d DEVICE] info\n"
 		"       %1$s [-d DEVICE] set-node NODE_ID\n"
+		"       %1$s [-d DEVICE] revoke-node\n"
+		"       %1$s stats\n"
+		"       %1$s state save|restore FILE [--ahead-ms MS]\n"
 		"\n"
 		"Print COUNT (default 1) fresh 64-bit IDs from " UIDGEN_DEVICE ", one a line.\n"
 		"\n"
@@ -40,6 +44,13 @@ static void usage(FILE *f)
 		"         layout of the loaded module (the default layout if none is)\n"
 		"info     print the layout, tick, epoch and node ID of the loaded module\n"
 		"set-node assign the node ID (needs CAP_SYS_ADMIN)\n"
+		"revoke-node  stop issuing under the node ID; when it returns, no ID\n"
+		"         with that node ID leaves the kernel (needs CAP_SYS_ADMIN)\n"
+		"stats    the generator's clock, floor, node and counters\n"
+		"state save FILE     write a floor covering every ID issued so far plus\n"
+		"         --ahead-ms (default 60000) ms to come; run it periodically\n"
+		"state restore FILE  raise the module's floor to FILE's (as root, after\n"
+		"         loading): no ID at or before it is ever issued\n"
 		"\n"
 		"Exit status: 0 on success, 1 on failure, 2 on bad usage.\n",
 		prog);
@@ -223,6 +234,198 @@ static int cmd_set_node(const char *dev, char **argv, int argc)
 	return ret ? fail(ret, "set-node") : 0;
 }
 
+#define SYSFS_PARAM	"/sys/module/uidgen/parameters/"
+#define SYSFS_DEV	"/sys/class/misc/uid/"
+#define DEBUGFS_SLOTS	"/sys/kernel/debug/uidgen/slots"
+
+/* Read one unsigned number from a sysfs file; 0 or -errno. */
+static int read_u64(const char *path, unsigned long long *v)
+{
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%llu", v) != 1)
+		ret = -EINVAL;
+	fclose(f);
+	return ret;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "we");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(s, f) < 0)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int cmd_revoke(const char *dev)
+{
+	struct uidgen *g;
+	int ret;
+
+	ret = uidgen_open(&g, dev);
+	if (ret)
+		return fail(ret, dev);
+	ret = uidgen_revoke_node(g);
+	uidgen_close(g);
+	return ret ? fail(ret, "revoke-node") : 0;
+}
+
+static void print_ms(const char *label, unsigned long long ms)
+{
+	char when[64];
+
+	format_time(ms, when, sizeof(when));
+	printf("%-15s %llu (%s)\n", label, ms, when);
+}
+
+static int cmd_stats(void)
+{
+	static const char *const times[] = {
+		"now_ms", "anchor_ms", "high_water_ms", "exhausts_at_ms",
+	};
+	static const char *const counters[] = { "issued", "waits", "behind" };
+	unsigned long long v;
+	char path[256], line[256];
+	FILE *f;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		snprintf(path, sizeof(path), SYSFS_DEV "%s", times[i]);
+		ret = read_u64(path, &v);
+		if (ret)
+			return fail(ret, path);
+		print_ms(times[i], v);
+	}
+	ret = read_u64(SYSFS_PARAM "floor_ms", &v);
+	if (ret)
+		return fail(ret, SYSFS_PARAM "floor_ms");
+	if (v)
+		print_ms("floor_ms", v);
+	else
+		printf("%-15s 0 (none)\n", "floor_ms");
+	f = fopen(SYSFS_PARAM "node_id", "re");
+	if (f && fgets(line, sizeof(line), f))
+		printf("%-15s %s", "node_id", line);
+	if (f)
+		fclose(f);
+	if (!read_u64(SYSFS_PARAM "max_borrow_ticks", &v))
+		printf("%-15s %llu\n", "max_borrow_ticks", v);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		snprintf(path, sizeof(path), SYSFS_DEV "%s", counters[i]);
+		ret = read_u64(path, &v);
+		if (ret)
+			return fail(ret, path);
+		printf("%-15s %llu\n", counters[i], v);
+	}
+	f = fopen(DEBUGFS_SLOTS, "re");
+	if (!f) {
+		printf("(per-slot counters: %s, needs root and debugfs)\n", DEBUGFS_SLOTS);
+		return 0;
+	}
+	printf("per slot:\n");
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long issued;
+		unsigned int slot;
+
+		/* Idle slots are noise: show the header and slots that issued. */
+		if (sscanf(line, "%u %llu", &slot, &issued) == 2 && !issued)
+			continue;
+		printf("  %s", line);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int cmd_state_save(const char *file, unsigned long long ahead_ms)
+{
+	unsigned long long high, now, floor;
+	char tmp[4096], text[256];
+	FILE *f;
+	int ret;
+
+	ret = read_u64(SYSFS_DEV "high_water_ms", &high);
+	if (!ret)
+		ret = read_u64(SYSFS_DEV "now_ms", &now);
+	if (ret)
+		return fail(ret, "reading " SYSFS_DEV);
+	floor = (high > now ? high : now) + ahead_ms;
+	snprintf(text, sizeof(text),
+		 "# uidgen state: a floor above every ID issued so far\n"
+		 "floor_ms=%llu\n", floor);
+	/* Write a new file and rename it over the old: never a torn state. */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
+		return fail(-ENAMETOOLONG, file);
+	f = fopen(tmp, "we");
+	if (!f)
+		return fail(-errno, tmp);
+	if (fputs(text, f) < 0 || fflush(f) || fsync(fileno(f))) {
+		ret = -errno;
+		fclose(f);
+		unlink(tmp);
+		return fail(ret, tmp);
+	}
+	if (fclose(f))
+		return fail(-errno, tmp);
+	if (rename(tmp, file))
+		return fail(-errno, file);
+	printf("saved floor_ms=%llu to %s\n", floor, file);
+	return 0;
+}
+
+static int cmd_state_restore(const char *file)
+{
+	unsigned long long floor = 0, cur;
+	char line[256], num[32];
+	int found = 0, ret;
+	FILE *f;
+
+	f = fopen(file, "re");
+	if (!f)
+		return fail(-errno, file);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "floor_ms=%llu", &floor) == 1)
+			found = 1;
+	fclose(f);
+	if (!found) {
+		fprintf(stderr, "%s: %s: no floor_ms= line\n", prog, file);
+		return 1;
+	}
+	ret = read_u64(SYSFS_PARAM "floor_ms", &cur);
+	if (ret)
+		return fail(ret, SYSFS_PARAM "floor_ms");
+	if (floor <= cur) {
+		printf("floor_ms already %llu, at or above %llu from %s\n", cur,
+		       floor, file);
+		return 0;
+	}
+	snprintf(num, sizeof(num), "%llu", floor);
+	ret = write_str(SYSFS_PARAM "floor_ms", num);
+	if (ret)
+		return fail(ret, "setting " SYSFS_PARAM "floor_ms");
+	printf("floor_ms set to %llu (was %llu)\n", floor, cur);
+	return 0;
+}
+
+static int cmd_state(char **argv, int argc, unsigned long long ahead_ms)
+{
+	if (argc == 2 && !strcmp(argv[0], "save"))
+		return cmd_state_save(argv[1], ahead_ms);
+	if (argc == 2 && !strcmp(argv[0], "restore"))
+		return cmd_state_restore(argv[1]);
+	fprintf(stderr, "%s: usage: %s state save|restore FILE\n", prog, prog);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -231,12 +434,14 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "ahead-ms", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum uidgen_format fmt = UIDGEN_FMT_DEC;
 	const char *dev = UIDGEN_DEVICE;
 	const char *fmt_arg = NULL;
 	unsigned long count = 1;
+	unsigned long long ahead_ms = 60000;
 	char *end;
 	int c;
 
@@ -256,6 +461,14 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			fmt_arg = optarg;
+			break;
+		case 'A':
+			errno = 0;
+			ahead_ms = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-') {
+				fprintf(stderr, "%s: --ahead-ms %s: not a number\n", prog, optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -287,6 +500,12 @@ int main(int argc, char **argv)
 		return cmd_info(dev);
 	if (argc && !strcmp(argv[0], "set-node"))
 		return cmd_set_node(dev, argv + 1, argc - 1);
+	if (argc == 1 && !strcmp(argv[0], "revoke-node"))
+		return cmd_revoke(dev);
+	if (argc == 1 && !strcmp(argv[0], "stats"))
+		return cmd_stats();
+	if (argc && !strcmp(argv[0], "state"))
+		return cmd_state(argv + 1, argc - 1, ahead_ms);
 	if (argc) {
 		fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
 		usage(stderr);

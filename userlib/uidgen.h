@@ -46,6 +46,7 @@ int uidgen_next(struct uidgen *g, uint64_t *id);
 long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n);
 int uidgen_info(struct uidgen *g, struct uidgen_info *info);
 int uidgen_set_node(struct uidgen *g, uint32_t node);
+int uidgen_revoke_node(struct uidgen *g);
 
 void uidgen_default_info(struct uidgen_info *info);
 int uidgen_decode(const struct uidgen_info *info, uint64_t id,

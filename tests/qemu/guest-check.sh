@@ -35,6 +35,8 @@ load() {
 	insmod $KO "$@" || echo "guest-check: insmod $* failed"
 }
 
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
 load node_id=7
 export UIDGEN_NODE=7
 suite kselftest selftests/uidgen_test
@@ -54,6 +56,10 @@ UIDGEN_NODE=1 suite kselftest-1slot selftests/uidgen_test
 # Four IDs per 2-second tick: running out, waiting and signals on cue.
 load node_id=2 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000
 suite wait selftests/uidgen_wait_test
+
+# Faults: clock steps, hotplug, revoke under load, floors.
+load node_id=4
+UIDGEN_NODE=4 suite fault selftests/uidgen_fault_test
 
 rmmod uidgen
 suite module sh tests/shell/module.sh

@@ -37,7 +37,7 @@ refuse "epoch_ms=99999999999999" \
 	"uidgen: epoch_ms=99999999999999 is after the wall clock \([0-9]+ ms\): the timestamp would be negative"
 refuse "ts_bits=20 seq_bits=33 slot_bits=0 tick_us=1" "uidgen: invalid layout: seq_bits=33"
 refuse "ts_bits=20 node_bits=13 slot_bits=0 seq_bits=30 tick_us=1" \
-	"uidgen: timestamp field exhausted: ts_bits=20 ticks of 1 us from epoch_ms=1767225600000 end before now"
+	"uidgen: timestamp field exhausted: ts_bits=20 ticks of 1 us from epoch_ms=1767225600000 ended at 1767225601049 ms"
 
 # Layouts other than the default load and mint IDs that decode right.
 for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_bits=10 tick_us=1" \
@@ -61,12 +61,26 @@ done
 # 2^20 ticks of 1 s, with the epoch set so that about 4 s are left.
 now_ms=$(date +%s%3N)
 ok "loads with 4 s of timestamp left" insmod $KO node_id=1 ts_bits=20 node_bits=13 \
-	slot_bits=0 seq_bits=30 tick_us=1000000 epoch_ms=$((now_ms - (1048576 - 4) * 1000))
+	slot_bits=0 seq_bits=30 tick_us=1000000 min_life_days=0 \
+	epoch_ms=$((now_ms - (1048576 - 4) * 1000))
+is "sysfs exhausts_at_ms" "$(cat /sys/class/misc/uid/exhausts_at_ms)" \
+	$((now_ms - (1048576 - 4) * 1000 + 1048576 * 1000))
 ok "mints while time is left" $U
 sleep 5
 err=$($U 2>&1); rc=$?
 is "exhausted: the CLI fails" "$rc" 1
 like "with EOVERFLOW" "$err" "Value too large for defined data type"
+ok "unloads" rmmod uidgen
+
+# Too little life left: refused below min_life_days, a warning under a year.
+# 2^30 ms is 12.4 days; with the epoch 2 days ago, 10 days are left.
+now_ms=$(date +%s%3N)
+short="ts_bits=30 seq_bits=23 node_id=1 epoch_ms=$((now_ms - 2 * 86400000))"
+refuse "$short" "uidgen: timestamp field runs out at [0-9]+ ms, in 10 days: less than min_life_days=30"
+dmesg -C
+ok "loads with min_life_days=5" insmod $KO $short min_life_days=5
+like "and warns" "$(dmesg | grep uidgen | grep days)" \
+	"uidgen: the timestamp field runs out in 10 days \(at [0-9]+ ms\): plan a new layout or epoch"
 ok "unloads" rmmod uidgen
 
 # No node_id: the device loads, says so, and issues nothing until assigned

@@ -55,14 +55,19 @@
  *  - EFAULT: a pointer (the argument, or the ID array) is not valid,
  *    writable user memory. IDs minted for a copy that faulted are never
  *    handed out: they leave a gap, never a duplicate.
- *  - EADDRNOTAVAIL: no node ID is assigned yet, so no ID can be issued.
- *    An administrator assigns one with the node_id module parameter, its
- *    sysfs file, or UIDGEN_IOC_SET_NODE.
+ *  - EADDRNOTAVAIL: no node ID is assigned, so no ID can be issued: none
+ *    was given yet, or it was revoked (by an administrator, or because the
+ *    kernel saw this VM forked or restored from a snapshot). An
+ *    administrator assigns one with the node_id module parameter, its sysfs
+ *    file, or UIDGEN_IOC_SET_NODE.
  *  - EPERM: UIDGEN_IOC_SET_NODE without CAP_SYS_ADMIN.
  *  - ERANGE: UIDGEN_IOC_SET_NODE with a node ID that does not fit node_bits.
  *  - EBUSY: UIDGEN_IOC_SET_NODE with a different node ID while one is
  *    already assigned (an assigned node ID is never changed under a
  *    running generator).
+ *  - EAGAIN: the file was opened O_NONBLOCK and the slot would have to
+ *    wait for a later tick before it could issue the next ID. With some IDs
+ *    copied, the call returns those instead.
  *  - EINTR: a signal arrived while waiting for the next tick before any ID
  *    was copied (with SA_RESTART the call is restarted instead). With some
  *    IDs copied, the call returns those instead.
@@ -131,16 +136,26 @@ struct uidgen_info {
 	__aligned_u64 epoch_ms;
 };
 
+/* struct uidgen_node.flags: revoke the node ID instead of assigning one. */
+#define UIDGEN_NODE_REVOKE	0x1U
+
 /**
  * struct uidgen_node - ioctl(UIDGEN_IOC_SET_NODE)
  * @size: in: sizeof(struct uidgen_node)
- * @flags: in: must be 0
- * @node_id: in: the node ID to assign, below 1 << node_bits
+ * @flags: in: 0 to assign, or UIDGEN_NODE_REVOKE
+ * @node_id: in: the node ID to assign, below 1 << node_bits; with
+ *           UIDGEN_NODE_REVOKE, must be UIDGEN_NODE_NONE
  * @__reserved: in: must be 0
  *
- * Assigns this machine's node ID. Needs CAP_SYS_ADMIN. Assigning the ID
- * that is already assigned succeeds and changes nothing; assigning another
- * one fails with EBUSY.
+ * Assigns this machine's node ID, or revokes it. Needs CAP_SYS_ADMIN.
+ * Assigning the ID that is already assigned succeeds and changes nothing;
+ * assigning another one fails with EBUSY until the current one is revoked.
+ *
+ * Revoking is a fence: when the ioctl returns, no ID carrying the revoked
+ * node ID will leave the kernel, including from calls that were already
+ * running. Revoking when none is assigned succeeds. After a new assignment
+ * every slot starts in a tick after the last one it used, so per-slot
+ * order holds across the change.
  */
 struct uidgen_node {
 	__u32 size;

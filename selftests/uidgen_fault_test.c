@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftests for faults: the wall clock stepping while CPUs mint, CPU
+ * hotplug, revoking the node ID under load, and floors. Run as root with
+ * the module freshly loaded with node_id=$UIDGEN_NODE; the tests run in
+ * order and the last ones change the node ID and the floor.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "util.h"
+
+#define MAX_IDS		(1 << 21)	/* per thread */
+#define CHUNK		256
+
+FIXTURE(fault) {
+	int fd;
+	struct uidgen_info info;
+	uint32_t node;
+};
+
+FIXTURE_SETUP(fault)
+{
+	const char *node = getenv("UIDGEN_NODE");
+
+	ASSERT_NE(NULL, node) TH_LOG("set UIDGEN_NODE to the loaded node ID");
+	self->node = strtoul(node, NULL, 0);
+	self->fd = open(UIDGEN_DEV, O_RDONLY);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	close(self->fd);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A thread minting in a loop until told to stop. */
+struct minter {
+	pthread_t t;
+	int fd;
+	int cpu;		/* -1: not pinned */
+	atomic_int *stop;
+	atomic_int *revoked;	/* set once a revoke has returned */
+	uint64_t *ids;		/* MAX_IDS, zeroed */
+	size_t n;
+	double max_gap;		/* longest time one call took, s */
+	int err;		/* unexpected errno */
+	int late;		/* calls begun after a revoke that got IDs */
+};
+
+static void *mint(void *arg)
+{
+	struct minter *m = arg;
+	double t0, t;
+
+	if (m->cpu >= 0 && pin_cpu(m->cpu))
+		m->err = errno;
+	while (!m->err && !atomic_load(m->stop) && m->n + CHUNK <= MAX_IDS) {
+		int after_revoke = m->revoked && atomic_load(m->revoked);
+		int r;
+
+		t0 = mono();
+		if ((m->n / CHUNK) & 1) {
+			ssize_t b = read(m->fd, m->ids + m->n, CHUNK * 8);
+
+			r = b < 0 ? -1 : (int)(b / 8);
+		} else {
+			r = batch(m->fd, m->ids + m->n, CHUNK);
+		}
+		t = mono() - t0;
+		if (t > m->max_gap)
+			m->max_gap = t;
+		if (r < 0 && errno == EADDRNOTAVAIL && m->revoked) {
+			usleep(1000);
+			continue;
+		}
+		/* A call the revoke cut short returns the IDs it stored. */
+		if (r != CHUNK && !(m->revoked && r > 0)) {
+			m->err = r < 0 ? errno : EIO;
+			break;
+		}
+		if (after_revoke)
+			m->late++;
+		m->n += r;
+		/* Pace the loop so the buffer outlasts the faults. */
+		usleep(500);
+	}
+	if (m->n + CHUNK > MAX_IDS)
+		m->err = ENOSPC;
+	return NULL;
+}
+
+static int start(struct minter *m, int fd, int cpu, atomic_int *stop,
+		 atomic_int *revoked)
+{
+	*m = (struct minter){ .fd = fd, .cpu = cpu, .stop = stop,
+			      .revoked = revoked };
+	m->ids = mmap(NULL, MAX_IDS * 8, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m->ids == MAP_FAILED)
+		return -1;
+	return pthread_create(&m->t, NULL, mint, m);
+}
+
+/*
+ * Every thread's IDs: unique across threads, strictly increasing per slot
+ * within each thread. Returns the number of problems found.
+ */
+static size_t verify(struct __test_metadata *_metadata,
+		     const struct uidgen_info *in, struct minter *m, int nm)
+{
+	size_t total = 0, i, k, bad = 0;
+	uint64_t *all, *last;
+	int j;
+
+	last = calloc(in->nr_slots, 8);
+	for (j = 0; j < nm; j++) {
+		memset(last, 0, in->nr_slots * 8);
+		for (i = 0; i < m[j].n; i++) {
+			struct parts p = split(in, m[j].ids[i]);
+
+			if (m[j].ids[i] <= last[p.slot]) {
+				if (bad++ < 5)
+					TH_LOG("thread %d id %zu: slot %u went backwards", j, i, p.slot);
+			}
+			last[p.slot] = m[j].ids[i];
+		}
+		total += m[j].n;
+	}
+	all = malloc(total * 8);
+	for (j = 0, k = 0; j < nm; j++) {
+		memcpy(all + k, m[j].ids, m[j].n * 8);
+		k += m[j].n;
+	}
+	qsort(all, total, 8, cmp_u64);
+	for (i = 1; i < total; i++)
+		if (all[i] == all[i - 1] && bad++ < 5)
+			TH_LOG("duplicate %llu", (unsigned long long)all[i]);
+	TH_LOG("verified %zu IDs from %d threads", total, nm);
+	free(all);
+	free(last);
+	return bad;
+}
+
+static void step_wall(long seconds)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += seconds;
+	clock_settime(CLOCK_REALTIME, &ts);
+}
+
+/* The wall clock jumps back an hour and forward again while 2 CPUs mint. */
+TEST_F_TIMEOUT(fault, wall_clock_steps, 300)
+{
+	atomic_int stop = 0;
+	struct minter m[2];
+	time_t before = time(NULL);
+	int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, start(&m[i], self->fd, i, &stop, NULL));
+	usleep(200000);
+	step_wall(-3600);
+	EXPECT_GE(before - 3000, time(NULL));
+	usleep(300000);
+	step_wall(3600);
+	usleep(200000);
+	atomic_store(&stop, 1);
+	for (i = 0; i < 2; i++) {
+		pthread_join(m[i].t, NULL);
+		EXPECT_EQ(0, m[i].err) TH_LOG("thread %d: %s", i, strerror(m[i].err));
+		EXPECT_LT(1000, m[i].n);
+		/* No stall: a call never waits more than a tick or so. */
+		EXPECT_GT(0.5, m[i].max_gap) TH_LOG("thread %d waited %.3f s", i, m[i].max_gap);
+	}
+	EXPECT_EQ(0, verify(_metadata, &self->info, m, 2));
+	EXPECT_LE(before, time(NULL));
+}
+
+static int set_cpu1(int online)
+{
+	return write_file("/sys/devices/system/cpu/cpu1/online", online ? "1" : "0");
+}
+
+/* CPU 1 goes offline and comes back, three times, under 2 minting threads. */
+TEST_F_TIMEOUT(fault, cpu_hotplug, 300)
+{
+	atomic_int stop = 0;
+	struct minter m[2];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, start(&m[i], self->fd, -1, &stop, NULL));
+	for (i = 0; i < 3; i++) {
+		usleep(100000);
+		ASSERT_EQ(0, set_cpu1(0));
+		usleep(100000);
+		ASSERT_EQ(0, set_cpu1(1));
+	}
+	usleep(100000);
+	atomic_store(&stop, 1);
+	for (i = 0; i < 2; i++) {
+		pthread_join(m[i].t, NULL);
+		EXPECT_EQ(0, m[i].err) TH_LOG("thread %d: %s", i, strerror(m[i].err));
+	}
+	EXPECT_EQ(0, verify(_metadata, &self->info, m, 2));
+}
+
+/*
+ * Revoke the node ID while 2 CPUs mint into fresh memory. Everything the
+ * kernel will ever write under the old node ID must already be in memory
+ * when the revoke returns: a snapshot taken then must match the buffers
+ * after the threads stop, and no call begun after the revoke gets IDs.
+ */
+TEST_F_TIMEOUT(fault, revoke_is_a_fence, 300)
+{
+	atomic_int stop = 0, revoked = 0;
+	struct minter m[2];
+	uint64_t *snap[2], last[2] = { 0, 0 }, id;
+	size_t i, changed = 0;
+	int j;
+
+	for (j = 0; j < 2; j++)
+		ASSERT_EQ(0, start(&m[j], self->fd, j, &stop, &revoked));
+	usleep(300000);
+
+	struct uidgen_node req = {
+		.size = sizeof(req), .flags = UIDGEN_NODE_REVOKE,
+		.node_id = UIDGEN_NODE_NONE,
+	};
+	ASSERT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &req));
+	atomic_store(&revoked, 1);
+	for (j = 0; j < 2; j++) {
+		snap[j] = malloc(MAX_IDS * 8);
+		memcpy(snap[j], m[j].ids, MAX_IDS * 8);
+	}
+	usleep(300000);
+	atomic_store(&stop, 1);
+	for (j = 0; j < 2; j++) {
+		pthread_join(m[j].t, NULL);
+		EXPECT_EQ(0, m[j].err) TH_LOG("thread %d: %s", j, strerror(m[j].err));
+		EXPECT_EQ(0, m[j].late);
+		for (i = 0; i < MAX_IDS; i++)
+			changed += snap[j][i] != m[j].ids[i];
+		EXPECT_LT(0, m[j].n);
+		for (i = 0; i < m[j].n; i++)
+			ASSERT_EQ(self->node, split(&self->info, m[j].ids[i]).node);
+		free(snap[j]);
+	}
+	EXPECT_EQ(0, changed);
+	EXPECT_EQ(0, verify(_metadata, &self->info, m, 2));
+
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
+	EXPECT_EQ(-1, param_long("node_id"));
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, &id, 8));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+
+	/*
+	 * A different node ID: each slot's next ID is still above its last
+	 * one, even though the node field went down or up.
+	 */
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < m[j].n; i++)
+			if (m[j].ids[i] > last[j])
+				last[j] = m[j].ids[i];
+	}
+	ASSERT_EQ(0, set_node(self->fd, self->node ^ 1));
+	for (j = 0; j < 2; j++) {
+		ASSERT_EQ(0, pin_cpu(j));
+		ASSERT_EQ(8, read(self->fd, &id, 8));
+		EXPECT_LT(last[j], id);
+		EXPECT_EQ(self->node ^ 1, split(&self->info, id).node);
+	}
+
+	/* Revoking through sysfs, and back to the original node ID. */
+	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
+	errno = 0;
+	EXPECT_EQ(-1, read(self->fd, &id, 8));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	ASSERT_EQ(0, set_node(self->fd, self->node));
+	ASSERT_EQ(8, read(self->fd, &id, 8));
+	EXPECT_EQ(self->node, split(&self->info, id).node);
+}
+
+static int nobody_floor(void *arg)
+{
+	(void)arg;
+	return -write_file(UIDGEN_PARAM "floor_ms", "99999999999999");
+}
+
+/* A floor an hour ahead: the very next ID is past it. */
+TEST_F(fault, floor_moves_ids_forward)
+{
+	uint64_t id, before, floor_tick;
+	long long floor_ms, now_ms = wall_tick(&self->info) *
+		(long long)self->info.tick_us / 1000 + self->info.epoch_ms;
+	char buf[32];
+
+	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(8, read(self->fd, &before, 8));
+	floor_ms = now_ms + 3600 * 1000;
+	snprintf(buf, sizeof(buf), "%lld", floor_ms);
+	ASSERT_EQ(0, write_file(UIDGEN_PARAM "floor_ms", buf));
+	EXPECT_EQ(floor_ms, param_long("floor_ms"));
+	floor_tick = (floor_ms - self->info.epoch_ms) * 1000 / self->info.tick_us;
+
+	ASSERT_EQ(8, read(self->fd, &id, 8));
+	EXPECT_LT(before, id);
+	EXPECT_LT(floor_tick, split(&self->info, id).tick);
+	/* It runs in real time from there: within a second of the floor. */
+	EXPECT_GT(floor_tick + 2000000 / self->info.tick_us,
+		  split(&self->info, id).tick);
+	EXPECT_LE(floor_ms, param_long("../../../class/misc/uid/now_ms"));
+
+	/* A floor only moves forward; only root moves it. */
+	snprintf(buf, sizeof(buf), "%lld", floor_ms - 1);
+	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "floor_ms", buf));
+	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "floor_ms", "99999999999999999999999"));
+	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "floor_ms", "soon"));
+	EXPECT_EQ(EACCES, as_nobody(nobody_floor, NULL));
+	EXPECT_EQ(floor_ms, param_long("floor_ms"));
+	/* Past the end of the timestamp field: nothing left to issue. */
+	EXPECT_EQ(-EOVERFLOW, write_file(UIDGEN_PARAM "floor_ms", "99999999999999"));
+}
+
+TEST_HARNESS_MAIN
