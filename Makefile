@@ -4,7 +4,9 @@
 #
 #   make            build the module (against KDIR) and libuidgen + the CLI
 #   make demo       set up this machine, boot a throwaway VM, show IDs
-#   make check      set up this machine, run every test suite in a VM
+#   make check      set up this machine, run every test suite in a VM,
+#                   and KUnit on a debug kernel
+#   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make sparse     build the module under sparse
 #   make clean
 
@@ -39,6 +41,9 @@ check: setup
 	$(MAKE) userlib tests
 	tests/check.sh
 
+kunit: setup
+	tests/kunit/run.sh
+
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
@@ -48,4 +53,4 @@ clean:
 	$(MAKE) -C selftests clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check sparse clean
+.PHONY: all module userlib selftests tests setup demo check kunit sparse clean

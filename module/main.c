@@ -35,6 +35,7 @@
 #include <linux/uidgen.h>
 
 #include "gen.h"
+#include "internal.h"
 
 #define UIDGEN_VERSION_MAJOR	1
 #define UIDGEN_VERSION_MINOR	1
@@ -90,7 +91,26 @@ static bool uidgen_live;
 /* Load-time floor_ms, applied by uidgen_init(). */
 static u64 uidgen_floor_ms;
 
-static int uidgen_assign_node(u32 node)
+/**
+ * uidgen_current_node() - The node ID IDs are issued under now.
+ *
+ * Context: any.
+ * Return: the node ID, or -1 if none is assigned.
+ */
+int uidgen_current_node(void)
+{
+	return READ_ONCE(uidgen_node);
+}
+
+/**
+ * uidgen_assign_node() - Assign the node ID.
+ * @node: the node ID, below 1 << node_bits
+ *
+ * Context: process; takes uidgen_node_lock.
+ * Return: 0 (also if @node is already assigned), -ERANGE if @node does not
+ * fit, -EBUSY if another node ID is assigned.
+ */
+int uidgen_assign_node(u32 node)
 {
 	int ret = 0;
 
@@ -598,7 +618,7 @@ static int uidgen_vmfork(struct notifier_block *nb, unsigned long action,
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block uidgen_vmfork_nb = {
+struct notifier_block uidgen_vmfork_nb = {
 	.notifier_call = uidgen_vmfork,
 };
 

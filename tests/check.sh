@@ -14,9 +14,27 @@ mkdir -p "$out"
 start=$(date +%s)
 tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
 vmrc=$?
+vm_s=$(( $(date +%s) - start ))
+
+# KUnit on the debug kernel (built once into the cache, then incremental).
+kstart=$(date +%s)
+tests/kunit/run.sh > "$out/kunit.log" 2>&1
+krc=$?
+tail -n 25 "$out/kunit.log"
+line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$out/kunit.log" | tail -n 1)
+kpass=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+kfail=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+kskip=$(echo "$line" | sed -n 's/.*skipped: \([0-9]*\).*/\1/p')
+kpass=${kpass:-0}
+kfail=$(( ${kfail:-0} + ${kskip:-0} ))
+if [ -z "$line" ] || [ "$krc" -ne 0 ]; then
+	[ "$kfail" -gt 0 ] || kfail=1
+fi
+echo "kunit $kpass $kfail" >> "$out/summary.txt"
+kunit_s=$(( $(date +%s) - kstart ))
 
 echo
-echo "== summary ($kver, QEMU TCG, $(( $(date +%s) - start )) s; logs in $out)"
+echo "== summary ($kver, QEMU TCG: VM suites ${vm_s} s, KUnit ${kunit_s} s; logs in $out)"
 total_pass=0
 total_fail=0
 if [ -s "$out/summary.txt" ]; then
@@ -26,7 +44,7 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-expected=10
+expected=12
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

@@ -1,13 +1,488 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for uidgen's generator core, with an injected clock: "now"
+ * is whatever the test passes in. Plus the VM-fork handler, and kthreads
+ * on every CPU hammering one slot and all slots.
+ */
 #include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
-static void uidgen_placeholder(struct kunit *test)
+#include <linux/uidgen.h>
+
+#include "../gen.h"
+#include "../internal.h"
+
+#define WALL_NS		(1796000000000ULL * NSEC_PER_MSEC)	/* 2026-12 */
+#define BOOT_NS		(1000ULL * NSEC_PER_SEC)
+#define DEFAULT_LAYOUT	{ 41, 5, 5, 12, 1000, UIDGEN_DEFAULT_EPOCH_MS }
+
+/* A generator anchored at WALL_NS / BOOT_NS, with its own slots. */
+static struct uidgen_gen *new_gen(struct kunit *test,
+				  const struct uidgen_layout *l)
 {
-	KUNIT_EXPECT_EQ(test, 1, 1);
+	struct uidgen_gen *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	char msg[192];
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	KUNIT_ASSERT_EQ_MSG(test, 0, uidgen_gen_init(g, l, WALL_NS, BOOT_NS, 0,
+						     msg, sizeof(msg)), "%s", msg);
+	g->slots = kunit_kcalloc(test, g->nr_slots, sizeof(*g->slots),
+				 GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, g->slots);
+	return g;
+}
+
+/* Layout validation */
+
+struct layout_case {
+	const char *name;
+	struct uidgen_layout l;
+	int ret;
+	const char *msg;
+};
+
+static const struct layout_case layout_cases[] = {
+	{ "default", DEFAULT_LAYOUT, 0, "" },
+	{ "one slot", { 41, 5, 0, 17, 1000, 0 }, 0, "" },
+	{ "widest ts", { 60, 0, 0, 3, 1, 0 }, 0, "" },
+	{ "narrowest ts", { 20, 13, 0, 30, 60000000, 0 }, 0, "" },
+	{ "sum 64", { 41, 5, 5, 13, 1000, 0 }, -EINVAL,
+	  "ts_bits=41 + node_bits=5 + slot_bits=5 + seq_bits=13 = 64, must be 63" },
+	{ "sum 62", { 41, 5, 5, 11, 1000, 0 }, -EINVAL, "= 62, must be 63" },
+	{ "ts 19", { 19, 5, 5, 34, 1000, 0 }, -EINVAL,
+	  "ts_bits=19 is out of range, allowed 20..60" },
+	{ "ts 61", { 61, 0, 0, 2, 1000, 0 }, -EINVAL, "ts_bits=61 is out of range" },
+	{ "node 21", { 37, 21, 5, 0, 1000, 0 }, -EINVAL,
+	  "node_bits=21 is out of range, allowed 0..20" },
+	{ "slot 11", { 41, 5, 11, 6, 1000, 0 }, -EINVAL,
+	  "slot_bits=11 is out of range, allowed 0..10" },
+	{ "seq 0", { 53, 5, 5, 0, 1000, 0 }, -EINVAL,
+	  "seq_bits=0 is out of range, allowed 1..30" },
+	{ "seq 31", { 27, 5, 0, 31, 1000, 0 }, -EINVAL, "seq_bits=31 is out of range" },
+	{ "tick 0", { 41, 5, 5, 12, 0, 0 }, -EINVAL,
+	  "tick_us=0 is out of range, allowed 1..60000000" },
+	{ "tick too long", { 41, 5, 5, 12, 60000001, 0 }, -EINVAL,
+	  "tick_us=60000001 is out of range" },
+};
+
+static void layout_case_desc(const struct layout_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(layout, layout_cases, layout_case_desc);
+
+static void uidgen_layout_check_test(struct kunit *test)
+{
+	const struct layout_case *c = test->param_value;
+	char msg[192] = "";
+
+	KUNIT_EXPECT_EQ(test, c->ret, uidgen_layout_check(&c->l, msg, sizeof(msg)));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(msg, c->msg), "got: %s", msg);
+}
+
+/* Compose and take apart again, at every valid combination of widths. */
+static void uidgen_compose_roundtrip_test(struct kunit *test)
+{
+	struct uidgen_layout l = { .tick_us = 1000 };
+	unsigned int checked = 0;
+	u64 x = 0x9e3779b97f4a7c15ULL;
+
+	for (l.seq_bits = 1; l.seq_bits <= 30; l.seq_bits++)
+	for (l.slot_bits = 0; l.slot_bits <= 10; l.slot_bits++)
+	for (l.node_bits = 0; l.node_bits <= 20; l.node_bits++) {
+		unsigned int k, low = l.seq_bits + l.slot_bits + l.node_bits;
+		char msg[192];
+
+		if (low > 63 - 20 || low < 63 - 60)
+			continue;
+		l.ts_bits = 63 - low;
+		KUNIT_ASSERT_EQ(test, 0, uidgen_layout_check(&l, msg, sizeof(msg)));
+		for (k = 0; k < 4; k++) {
+			u64 tick, node, slot, seq, id;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* k = 0: all zero; k = 1: every field at its maximum. */
+			tick = k == 0 ? 0 : k == 1 ? ~0ULL : x;
+			tick &= (1ULL << l.ts_bits) - 1;
+			node = (k == 1 ? ~0ULL : x >> 3) & ((1ULL << l.node_bits) - 1);
+			slot = (k == 1 ? ~0ULL : x >> 7) & ((1ULL << l.slot_bits) - 1);
+			seq = (k == 1 ? ~0ULL : x >> 11) & ((1ULL << l.seq_bits) - 1);
+			if (k == 0)
+				node = slot = seq = 0;
+			id = uidgen_compose(&l, tick << l.seq_bits | seq,
+					    node << l.slot_bits | slot);
+			KUNIT_ASSERT_EQ(test, 0ULL, id >> 63);
+			KUNIT_ASSERT_EQ(test, tick, id >> low);
+			KUNIT_ASSERT_EQ(test, node, (id >> (l.slot_bits + l.seq_bits)) &
+					((1ULL << l.node_bits) - 1));
+			KUNIT_ASSERT_EQ(test, slot, (id >> l.seq_bits) &
+					((1ULL << l.slot_bits) - 1));
+			KUNIT_ASSERT_EQ(test, seq, id & ((1ULL << l.seq_bits) - 1));
+			checked++;
+		}
+	}
+	kunit_info(test, "%u IDs composed and decomposed", checked);
+	KUNIT_EXPECT_GT(test, checked, 4000U);
+}
+
+/* The clock: anchored to wall time, driven by the boot-time clock. */
+static void uidgen_clock_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	u64 t0 = (1796000000000ULL - UIDGEN_DEFAULT_EPOCH_MS);
+
+	KUNIT_EXPECT_EQ(test, t0, uidgen_tick(g, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, t0, uidgen_tick(g, BOOT_NS + 999999));
+	KUNIT_EXPECT_EQ(test, t0 + 1, uidgen_tick(g, BOOT_NS + 1000000));
+	KUNIT_EXPECT_EQ(test, t0 + 3600000, uidgen_tick(g, BOOT_NS + 3600ULL * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, BOOT_NS + 1000000, uidgen_tick_start(g, t0 + 1));
+	KUNIT_EXPECT_EQ(test, t0, uidgen_ms_to_tick(g, 1796000000000ULL));
+	KUNIT_EXPECT_EQ(test, 0ULL, uidgen_ms_to_tick(g, 5));
+	KUNIT_EXPECT_EQ(test, 1796000000001ULL, uidgen_tick_end_ms(g, t0));
+	KUNIT_EXPECT_EQ(test, 1796000000000ULL, g->anchor_ms);
+	KUNIT_EXPECT_EQ(test, U64_MAX, uidgen_tick_start(g, U64_MAX / 2));
+}
+
+/* Tick rollover: a tick's sequence runs out, the caller waits, seq 0 again. */
+static void uidgen_rollover_test(struct kunit *test)
+{
+	struct uidgen_layout l = { 41, 5, 5, 12, 1000, UIDGEN_DEFAULT_EPOCH_MS };
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct uidgen_slot *s = &g->slots[0];
+	u64 now = uidgen_tick(g, BOOT_NS), first, wait = 0;
+
+	KUNIT_EXPECT_EQ(test, 1000, uidgen_reserve(g, s, now, 1000, &first, &wait));
+	KUNIT_EXPECT_EQ(test, now << 12, first);
+	KUNIT_EXPECT_EQ(test, 3096, uidgen_reserve(g, s, now, 5000, &first, &wait));
+	KUNIT_EXPECT_EQ(test, (now << 12) + 1000, first);
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, s, now, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, now + 1, wait);
+	/* A caller whose clock reads behind the slot waits too, and is counted. */
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, s, now - 5, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, 1LL, atomic64_read(&s->behind));
+	KUNIT_EXPECT_EQ(test, 1, uidgen_reserve(g, s, now + 1, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, (now + 1) << 12, first);
+	/* Skipping ticks: the next ID starts at the clock, seq 0. */
+	KUNIT_EXPECT_EQ(test, 7, uidgen_reserve(g, s, now + 50, 7, &first, &wait));
+	KUNIT_EXPECT_EQ(test, (now + 50) << 12, first);
+	KUNIT_EXPECT_EQ(test, 4096LL + 1 + 7, atomic64_read(&s->issued));
+	/* Other slots are untouched. */
+	KUNIT_EXPECT_EQ(test, 0LL, atomic64_read(&g->slots[1].last));
+}
+
+/* Borrowing: up to max_borrow ticks ahead, then a wait of at most that. */
+struct borrow_case {
+	const char *name;
+	unsigned int borrow;
+};
+
+static const struct borrow_case borrow_cases[] = {
+	{ "borrow 0", 0 }, { "borrow 1", 1 }, { "borrow 3", 3 }, { "borrow 100", 100 },
+};
+
+static void borrow_case_desc(const struct borrow_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(borrow, borrow_cases, borrow_case_desc);
+
+static void uidgen_borrow_test(struct kunit *test)
+{
+	const struct borrow_case *c = test->param_value;
+	struct uidgen_layout l = { 56, 5, 0, 2, 1000, UIDGEN_DEFAULT_EPOCH_MS };
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct uidgen_slot *s = &g->slots[0];
+	u64 now = uidgen_tick(g, BOOT_NS), first, wait = 0;
+	unsigned int i;
+	int got;
+
+	g->max_borrow = c->borrow;
+	/* (1 + borrow) ticks of 4 IDs, each run within one tick. */
+	for (i = 0; i <= c->borrow; i++) {
+		got = uidgen_reserve(g, s, now, 10, &first, &wait);
+		KUNIT_ASSERT_EQ(test, 4, got);
+		KUNIT_EXPECT_EQ(test, (now + i) << 2, first);
+	}
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, s, now, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, now + 1, wait);
+	/* One tick later, one more tick may be borrowed. */
+	KUNIT_EXPECT_EQ(test, 4, uidgen_reserve(g, s, now + 1, 10, &first, &wait));
+	KUNIT_EXPECT_EQ(test, (now + c->borrow + 1) << 2, first);
+}
+
+/* The timestamp field's end: never passed, never wrapped. */
+static void uidgen_exhaustion_test(struct kunit *test)
+{
+	struct uidgen_layout l = { 20, 13, 0, 30, 1000, 0 };
+	struct uidgen_gen *g;
+	struct uidgen_slot *s;
+	u64 first, wait;
+	char msg[192];
+
+	/* 2^20 ms after an epoch chosen so that 2 ticks are left. */
+	l.epoch_ms = 1796000000000ULL - (1ULL << 20) + 2;
+	g = new_gen(test, &l);
+	s = &g->slots[0];
+	KUNIT_EXPECT_EQ(test, (1ULL << 20) - 2, uidgen_tick(g, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, l.epoch_ms + (1ULL << 20), uidgen_exhausts_at_ms(&l));
+	g->max_borrow = 10;
+	KUNIT_EXPECT_EQ(test, 1 << 30, uidgen_reserve(g, s, g->max_tick - 1, U32_MAX,
+						      &first, &wait));
+	KUNIT_EXPECT_EQ(test, 1 << 30, uidgen_reserve(g, s, g->max_tick - 1, U32_MAX,
+						      &first, &wait));
+	KUNIT_EXPECT_EQ(test, g->max_tick, first >> 30);
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_reserve(g, s, g->max_tick - 1, 1,
+							 &first, &wait));
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_reserve(g, s, g->max_tick, 1,
+							 &first, &wait));
+
+	/* At load: exhausted, or too little life left. */
+	l.epoch_ms = 1796000000000ULL - (1ULL << 20);
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 0,
+							   msg, sizeof(msg)));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(msg, "timestamp field exhausted"));
+	l.epoch_ms = 1796000000000ULL - (1ULL << 20) + 10000;
+	KUNIT_EXPECT_EQ(test, 0, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 10000,
+						  msg, sizeof(msg)));
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 10001,
+							   msg, sizeof(msg)));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(msg, "less than min_life_days"));
+	l.epoch_ms = 1796000000001ULL;
+	KUNIT_EXPECT_EQ(test, -EINVAL, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 0,
+							msg, sizeof(msg)));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(msg, "is after the wall clock"));
+}
+
+struct end_case {
+	const char *name;
+	struct uidgen_layout l;
+	u64 end_ms;
+};
+
+static const struct end_case end_cases[] = {
+	{ "default", DEFAULT_LAYOUT, 1767225600000ULL + 2199023255552ULL },
+	{ "1 us ticks, 20 bits", { 20, 13, 0, 30, 1, 1767225600000ULL },
+	  1767225600000ULL + 1049 },
+	{ "100 us ticks, 44 bits", { 44, 5, 5, 9, 100, 0 }, 1759218604441ULL + 1 },
+	{ "1 s ticks, 32 bits", { 32, 1, 0, 30, 1000000, 0 }, 4294967296000ULL },
+	{ "60 s ticks, 60 bits: beyond 64 bits of ms", { 60, 0, 0, 3, 60000000, 0 },
+	  U64_MAX },
+};
+
+static void end_case_desc(const struct end_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(end, end_cases, end_case_desc);
+
+static void uidgen_exhausts_at_test(struct kunit *test)
+{
+	const struct end_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, c->end_ms, uidgen_exhausts_at_ms(&c->l));
+}
+
+/* Floors: never a tick at or below; the anchor moves forward, never back. */
+static void uidgen_floor_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	u64 now = uidgen_tick(g, BOOT_NS), floor = now + 3600000, first, wait;
+	s64 offset;
+	unsigned int i;
+
+	/* A slot that already issued, and one that never did. */
+	KUNIT_ASSERT_EQ(test, 5, uidgen_reserve(g, &g->slots[3], now, 5, &first, &wait));
+	KUNIT_ASSERT_EQ(test, 0, uidgen_set_floor(g, floor, BOOT_NS + 1000));
+	KUNIT_EXPECT_EQ(test, floor + 1, uidgen_tick(g, BOOT_NS + 1000));
+	for (i = 0; i < g->nr_slots; i++)
+		KUNIT_EXPECT_EQ(test, ((floor + 1) << 12) - 1,
+				(u64)atomic64_read(&g->slots[i].last));
+	/* Even a caller with a stale clock reading gets nothing at or below. */
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[3], now, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, 1, uidgen_reserve(g, &g->slots[3], floor + 1, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, (floor + 1) << 12, first);
+
+	/* A lower floor moves nothing back. */
+	offset = g->offset_ns;
+	KUNIT_EXPECT_EQ(test, 0, uidgen_set_floor(g, now, BOOT_NS + 2000));
+	KUNIT_EXPECT_EQ(test, offset, g->offset_ns);
+	/* A floor behind the clock leaves the clock alone. */
+	KUNIT_EXPECT_EQ(test, floor + 1 + 1000, uidgen_tick(g, BOOT_NS + 1000 + NSEC_PER_SEC));
+	/* No tick left above the floor. */
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_set_floor(g, g->max_tick, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, floor + 1, uidgen_high_water(g));
+}
+
+/* A node ID change: every slot that issued starts in a fresh tick. */
+static void uidgen_fence_slots_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	u64 now = uidgen_tick(g, BOOT_NS), first, wait;
+
+	KUNIT_ASSERT_EQ(test, 3, uidgen_reserve(g, &g->slots[0], now, 3, &first, &wait));
+	uidgen_fence_slots(g);
+	KUNIT_EXPECT_EQ(test, ((now + 1) << 12) - 1, (u64)atomic64_read(&g->slots[0].last));
+	KUNIT_EXPECT_EQ(test, 0LL, atomic64_read(&g->slots[1].last));
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[0], now, 1, &first, &wait));
+	/* Fencing twice changes nothing more. */
+	uidgen_fence_slots(g);
+	KUNIT_EXPECT_EQ(test, ((now + 1) << 12) - 1, (u64)atomic64_read(&g->slots[0].last));
+}
+
+/* The VM-fork handler revokes the node ID. */
+static void uidgen_vmfork_test(struct kunit *test)
+{
+	int node = uidgen_current_node();
+
+	if (node < 0)
+		KUNIT_ASSERT_EQ(test, 0, uidgen_assign_node(3));
+	KUNIT_ASSERT_GE(test, uidgen_current_node(), 0);
+	KUNIT_EXPECT_EQ(test, NOTIFY_DONE,
+			uidgen_vmfork_nb.notifier_call(&uidgen_vmfork_nb, 0, NULL));
+	KUNIT_EXPECT_EQ(test, -1, uidgen_current_node());
+	/* An administrator can assign one again, even another one. */
+	KUNIT_EXPECT_EQ(test, 0, uidgen_assign_node(5));
+	KUNIT_EXPECT_EQ(test, 5, uidgen_current_node());
+	KUNIT_EXPECT_EQ(test, -EBUSY, uidgen_assign_node(6));
+	KUNIT_EXPECT_EQ(test, -ERANGE, uidgen_assign_node(32));
+	uidgen_vmfork_nb.notifier_call(&uidgen_vmfork_nb, 0, NULL);
+}
+
+/*
+ * Concurrency: a worker on every CPU takes runs of 1..64 from a slot (all
+ * the same slot, or each its own), advancing a shared fake clock when the
+ * slot asks to wait. Then: no value twice, and each worker's values rise.
+ */
+#define HAMMER_IDS	20000
+
+struct hammer {
+	struct work_struct work;
+	struct uidgen_gen *g;
+	struct uidgen_slot *s;
+	atomic64_t *clock;
+	u64 *vals;
+	unsigned int n;
+	int err;
+};
+
+static void hammer_fn(struct work_struct *work)
+{
+	struct hammer *h = container_of(work, struct hammer, work);
+	u64 first, wait;
+	u32 want = 1;
+
+	while (h->n < HAMMER_IDS && !h->err) {
+		s64 now = atomic64_read(h->clock);
+		int got, i;
+
+		want = want % 64 + 1;
+		got = uidgen_reserve(h->g, h->s, now,
+				     min_t(u32, want, HAMMER_IDS - h->n), &first, &wait);
+		if (got < 0) {
+			h->err = got;
+			break;
+		}
+		if (!got) {
+			/* "Sleep" until the tick asked for. */
+			atomic64_try_cmpxchg(h->clock, &now, max_t(s64, now, wait));
+			continue;
+		}
+		for (i = 0; i < got; i++)
+			h->vals[h->n++] = first + i;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void hammer(struct kunit *test, bool one_slot)
+{
+	struct uidgen_layout l = { 45, 5, 5, 8, 1000, UIDGEN_DEFAULT_EPOCH_MS };
+	struct uidgen_gen *g = new_gen(test, &l);
+	unsigned int cpu, nr = 0, i, j, dups = 0, backwards = 0;
+	struct hammer *h;
+	atomic64_t clock;
+	u64 *all;
+
+	atomic64_set(&clock, uidgen_tick(g, BOOT_NS));
+	h = kunit_kcalloc(test, nr_cpu_ids, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for_each_online_cpu(cpu) {
+		h[cpu].g = g;
+		h[cpu].s = &g->slots[one_slot ? 0 : cpu % g->nr_slots];
+		h[cpu].clock = &clock;
+		h[cpu].vals = vmalloc(HAMMER_IDS * sizeof(u64));
+		KUNIT_ASSERT_NOT_NULL(test, h[cpu].vals);
+		INIT_WORK(&h[cpu].work, hammer_fn);
+		queue_work_on(cpu, system_highpri_wq, &h[cpu].work);
+		nr++;
+	}
+	for_each_online_cpu(cpu)
+		flush_work(&h[cpu].work);
+
+	all = vmalloc(array_size(nr, HAMMER_IDS * sizeof(u64)));
+	KUNIT_ASSERT_NOT_NULL(test, all);
+	i = 0;
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, 0, h[cpu].err);
+		KUNIT_EXPECT_EQ(test, HAMMER_IDS, h[cpu].n);
+		for (j = 0; j < h[cpu].n; j++) {
+			/* Values from one slot; different slots are told apart by slot. */
+			u64 v = h[cpu].vals[j] << 10 |
+				(u64)(h[cpu].s - g->slots);
+
+			backwards += j && h[cpu].vals[j] <= h[cpu].vals[j - 1];
+			all[i++] = v;
+		}
+		vfree(h[cpu].vals);
+	}
+	sort(all, i, sizeof(u64), cmp_u64, NULL);
+	for (j = 1; j < i; j++)
+		dups += all[j] == all[j - 1];
+	vfree(all);
+	kunit_info(test, "%u CPUs, %u values, %u duplicates, %u out of order",
+		   nr, i, dups, backwards);
+	KUNIT_EXPECT_GE(test, nr, 2U);
+	KUNIT_EXPECT_EQ(test, 0U, dups);
+	KUNIT_EXPECT_EQ(test, 0U, backwards);
+}
+
+static void uidgen_hammer_one_slot_test(struct kunit *test)
+{
+	hammer(test, true);
+}
+
+static void uidgen_hammer_all_slots_test(struct kunit *test)
+{
+	hammer(test, false);
 }
 
 static struct kunit_case uidgen_cases[] = {
-	KUNIT_CASE(uidgen_placeholder),
+	KUNIT_CASE_PARAM(uidgen_layout_check_test, layout_gen_params),
+	KUNIT_CASE(uidgen_compose_roundtrip_test),
+	KUNIT_CASE(uidgen_clock_test),
+	KUNIT_CASE(uidgen_rollover_test),
+	KUNIT_CASE_PARAM(uidgen_borrow_test, borrow_gen_params),
+	KUNIT_CASE(uidgen_exhaustion_test),
+	KUNIT_CASE_PARAM(uidgen_exhausts_at_test, end_gen_params),
+	KUNIT_CASE(uidgen_floor_test),
+	KUNIT_CASE(uidgen_fence_slots_test),
+	KUNIT_CASE(uidgen_vmfork_test),
+	KUNIT_CASE_SLOW(uidgen_hammer_one_slot_test),
+	KUNIT_CASE_SLOW(uidgen_hammer_all_slots_test),
 	{}
 };
 

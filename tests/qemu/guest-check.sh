@@ -63,4 +63,5 @@ UIDGEN_NODE=4 suite fault selftests/uidgen_fault_test
 
 rmmod uidgen
 suite module sh tests/shell/module.sh
+suite faults sh tests/shell/faults.sh
 exit 0

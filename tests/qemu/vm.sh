@@ -90,6 +90,8 @@ INIT
 	mkdir -p "$repo/build"
 	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
 	mv "$initrd.tmp" "$initrd"
+	rm -rf "$tmp"
+	trap - EXIT
 fi
 
 mkdir -p "$out"

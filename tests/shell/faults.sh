@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Faults that need the whole machine: a reload with the wall clock set
+# back (and the floor that survives it), unloading under readers. (VM fork
+# and suspend break the 9p root this VM runs from: tests/qemu/snapshot.sh
+# runs those in a VM of their own.) Run as root in the repository inside the test
+# VM (tests/qemu/vm.sh), with the module not loaded; leaves it unloaded.
+. tests/shell/lib.sh
+KO=module/uidgen.ko
+U=userlib/uidgen
+P=/sys/module/uidgen/parameters
+D=/sys/class/misc/uid
+state=/tmp/uidgen.state
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+
+max() { sort -n | tail -n 1; }
+min() { sort -n | head -n 1; }
+
+# --- Reload with the wall clock an hour behind ------------------------------
+insmod $KO node_id=3
+ids1=$($U -n 2000)
+max1=$(echo "$ids1" | max)
+ok "state save" $U state save $state
+like "the state file holds a floor" "$(cat $state)" "^floor_ms=[0-9]{13}$"
+floor=$(sed -n 's/^floor_ms=//p' $state)
+ok "the floor is at or after the last ID's tick" \
+	[ "$floor" -ge "$(cat $D/high_water_ms)" ]
+rmmod uidgen
+date -s "@$(( $(date +%s) - 3600 ))" > /dev/null
+
+# Without the floor, IDs would go back in time: the test can tell.
+insmod $KO node_id=3
+ok "without the floor, new IDs are lower (what the floor is for)" \
+	[ "$($U)" -lt "$max1" ]
+rmmod uidgen
+
+insmod $KO node_id=3
+like "state restore" "$($U state restore $state)" "^floor_ms set to $floor \(was 0\)$"
+is "the floor is in sysfs" "$(cat $P/floor_ms)" "$floor"
+ids2=$($U -n 2000)
+ok "with the floor, every new ID is above every old one" \
+	[ "$(echo "$ids2" | min)" -gt "$max1" ]
+is "4000 IDs, all distinct" "$(printf '%s\n%s\n' "$ids1" "$ids2" | sort -u | wc -l)" 4000
+like "restore again: nothing to do" "$($U state restore $state)" "^floor_ms already $floor"
+stats=$($U stats)
+like "stats shows the floor" "$stats" "^floor_ms +$floor \("
+like "stats shows the counters" "$stats" "^issued +[0-9]+"
+like "stats shows per-slot counters" "$stats" "^  slot issued waits behind last_tick borrowed"
+rmmod uidgen
+date -s "@$(( $(date +%s) + 3600 ))" > /dev/null
+
+# --- Unloading under readers, 100 times --------------------------------------
+bad=0; refused=0; i=0
+while [ $i -lt 100 ]; do
+	insmod $KO node_id=$((i % 32)) || bad=$((bad + 1))
+	$U -n 20000 > /dev/null &
+	reader=$!
+	# Racing the reader: refused while it holds the device, never a crash.
+	rmmod uidgen 2>/dev/null || refused=$((refused + 1))
+	wait $reader
+	[ -e /dev/uid ] && { rmmod uidgen || bad=$((bad + 1)); }
+	i=$((i + 1))
+done
+is "100 load/read/unload cycles" "$bad" 0
+ok "rmmod was refused while a reader held the device ($refused times)" [ "$refused" -gt 0 ]
+
+# A reader blocked waiting for a tick: rmmod is refused, the reader is fine.
+insmod $KO node_id=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=5000000
+$U -n 12 > /tmp/blocked.out &
+reader=$!
+sleep 1
+rmmod uidgen 2>/dev/null
+is "rmmod refused while a reader waits" "$?" 1
+kill -INT $reader
+wait $reader
+ok "the interrupted reader printed whole IDs only" sh -c "! grep -qv '^[0-9]*$' /tmp/blocked.out"
+ok "unloads once it is gone" rmmod uidgen
+
+done_testing
