@@ -73,6 +73,7 @@ static void layout_case_desc(const struct layout_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(layout, layout_cases, layout_case_desc);
 
 static void uidgen_layout_check_test(struct kunit *test)
@@ -84,51 +85,69 @@ static void uidgen_layout_check_test(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(msg, c->msg), "got: %s", msg);
 }
 
+static u64 xorshift(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Compose four IDs in layout @l and take each apart again. */
+static void roundtrip(struct kunit *test, const struct uidgen_layout *l, u64 *x)
+{
+	unsigned int k, low = l->seq_bits + l->slot_bits + l->node_bits;
+
+	for (k = 0; k < 4; k++) {
+		/* k = 0: every field 0; k = 1: every field at its maximum. */
+		u64 v = k == 0 ? 0 : k == 1 ? ~0ULL : xorshift(x);
+		u64 tick = v & ((1ULL << l->ts_bits) - 1);
+		u64 node = (v >> 3) & ((1ULL << l->node_bits) - 1);
+		u64 slot = (v >> 7) & ((1ULL << l->slot_bits) - 1);
+		u64 seq = (v >> 11) & ((1ULL << l->seq_bits) - 1);
+		u64 id;
+
+		if (k == 1) {
+			node = (1ULL << l->node_bits) - 1;
+			slot = (1ULL << l->slot_bits) - 1;
+			seq = (1ULL << l->seq_bits) - 1;
+		}
+		id = uidgen_compose(l, tick << l->seq_bits | seq,
+				    node << l->slot_bits | slot);
+		KUNIT_ASSERT_EQ(test, 0ULL, id >> 63);
+		KUNIT_ASSERT_EQ(test, tick, id >> low);
+		KUNIT_ASSERT_EQ(test, node, (id >> (l->slot_bits + l->seq_bits)) &
+				((1ULL << l->node_bits) - 1));
+		KUNIT_ASSERT_EQ(test, slot,
+				(id >> l->seq_bits) & ((1ULL << l->slot_bits) - 1));
+		KUNIT_ASSERT_EQ(test, seq, id & ((1ULL << l->seq_bits) - 1));
+	}
+}
+
 /* Compose and take apart again, at every valid combination of widths. */
 static void uidgen_compose_roundtrip_test(struct kunit *test)
 {
 	struct uidgen_layout l = { .tick_us = 1000 };
-	unsigned int checked = 0;
+	unsigned int layouts = 0, low;
 	u64 x = 0x9e3779b97f4a7c15ULL;
+	char msg[192];
 
-	for (l.seq_bits = 1; l.seq_bits <= 30; l.seq_bits++)
-	for (l.slot_bits = 0; l.slot_bits <= 10; l.slot_bits++)
-	for (l.node_bits = 0; l.node_bits <= 20; l.node_bits++) {
-		unsigned int k, low = l.seq_bits + l.slot_bits + l.node_bits;
-		char msg[192];
-
-		if (low > 63 - 20 || low < 63 - 60)
-			continue;
-		l.ts_bits = 63 - low;
-		KUNIT_ASSERT_EQ(test, 0, uidgen_layout_check(&l, msg, sizeof(msg)));
-		for (k = 0; k < 4; k++) {
-			u64 tick, node, slot, seq, id;
-
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			/* k = 0: all zero; k = 1: every field at its maximum. */
-			tick = k == 0 ? 0 : k == 1 ? ~0ULL : x;
-			tick &= (1ULL << l.ts_bits) - 1;
-			node = (k == 1 ? ~0ULL : x >> 3) & ((1ULL << l.node_bits) - 1);
-			slot = (k == 1 ? ~0ULL : x >> 7) & ((1ULL << l.slot_bits) - 1);
-			seq = (k == 1 ? ~0ULL : x >> 11) & ((1ULL << l.seq_bits) - 1);
-			if (k == 0)
-				node = slot = seq = 0;
-			id = uidgen_compose(&l, tick << l.seq_bits | seq,
-					    node << l.slot_bits | slot);
-			KUNIT_ASSERT_EQ(test, 0ULL, id >> 63);
-			KUNIT_ASSERT_EQ(test, tick, id >> low);
-			KUNIT_ASSERT_EQ(test, node, (id >> (l.slot_bits + l.seq_bits)) &
-					((1ULL << l.node_bits) - 1));
-			KUNIT_ASSERT_EQ(test, slot, (id >> l.seq_bits) &
-					((1ULL << l.slot_bits) - 1));
-			KUNIT_ASSERT_EQ(test, seq, id & ((1ULL << l.seq_bits) - 1));
-			checked++;
+	for (l.seq_bits = 1; l.seq_bits <= 30; l.seq_bits++) {
+		for (l.slot_bits = 0; l.slot_bits <= 10; l.slot_bits++) {
+			for (l.node_bits = 0; l.node_bits <= 20; l.node_bits++) {
+				low = l.seq_bits + l.slot_bits + l.node_bits;
+				if (low > 63 - 20 || low < 63 - 60)
+					continue;
+				l.ts_bits = 63 - low;
+				KUNIT_ASSERT_EQ(test, 0, uidgen_layout_check(&l, msg,
+									     sizeof(msg)));
+				roundtrip(test, &l, &x);
+				layouts++;
+			}
 		}
 	}
-	kunit_info(test, "%u IDs composed and decomposed", checked);
-	KUNIT_EXPECT_GT(test, checked, 4000U);
+	kunit_info(test, "%u layouts, 4 IDs each, composed and decomposed", layouts);
+	KUNIT_EXPECT_GT(test, layouts, 1000U);
 }
 
 /* The clock: anchored to wall time, driven by the boot-time clock. */
@@ -191,6 +210,7 @@ static void borrow_case_desc(const struct borrow_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(borrow, borrow_cases, borrow_case_desc);
 
 static void uidgen_borrow_test(struct kunit *test)
@@ -217,6 +237,13 @@ static void uidgen_borrow_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (now + c->borrow + 1) << 2, first);
 }
 
+/* uidgen_gen_init() at WALL_NS / BOOT_NS with a minimum life in ms. */
+static int init_at(struct uidgen_gen *g, const struct uidgen_layout *l,
+		   u64 min_life_ms, char *msg)
+{
+	return uidgen_gen_init(g, l, WALL_NS, BOOT_NS, min_life_ms, msg, 192);
+}
+
 /* The timestamp field's end: never passed, never wrapped. */
 static void uidgen_exhaustion_test(struct kunit *test)
 {
@@ -225,6 +252,7 @@ static void uidgen_exhaustion_test(struct kunit *test)
 	struct uidgen_slot *s;
 	u64 first, wait;
 	char msg[192];
+	int got;
 
 	/* 2^20 ms after an epoch chosen so that 2 ticks are left. */
 	l.epoch_ms = 1796000000000ULL - (1ULL << 20) + 2;
@@ -233,30 +261,26 @@ static void uidgen_exhaustion_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (1ULL << 20) - 2, uidgen_tick(g, BOOT_NS));
 	KUNIT_EXPECT_EQ(test, l.epoch_ms + (1ULL << 20), uidgen_exhausts_at_ms(&l));
 	g->max_borrow = 10;
-	KUNIT_EXPECT_EQ(test, 1 << 30, uidgen_reserve(g, s, g->max_tick - 1, U32_MAX,
-						      &first, &wait));
-	KUNIT_EXPECT_EQ(test, 1 << 30, uidgen_reserve(g, s, g->max_tick - 1, U32_MAX,
-						      &first, &wait));
+	got = uidgen_reserve(g, s, g->max_tick - 1, U32_MAX, &first, &wait);
+	KUNIT_EXPECT_EQ(test, 1 << 30, got);
+	got = uidgen_reserve(g, s, g->max_tick - 1, U32_MAX, &first, &wait);
+	KUNIT_EXPECT_EQ(test, 1 << 30, got);
 	KUNIT_EXPECT_EQ(test, g->max_tick, first >> 30);
-	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_reserve(g, s, g->max_tick - 1, 1,
-							 &first, &wait));
-	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_reserve(g, s, g->max_tick, 1,
-							 &first, &wait));
+	got = uidgen_reserve(g, s, g->max_tick - 1, 1, &first, &wait);
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, got);
+	got = uidgen_reserve(g, s, g->max_tick, 1, &first, &wait);
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, got);
 
 	/* At load: exhausted, or too little life left. */
 	l.epoch_ms = 1796000000000ULL - (1ULL << 20);
-	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 0,
-							   msg, sizeof(msg)));
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, init_at(g, &l, 0, msg));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(msg, "timestamp field exhausted"));
 	l.epoch_ms = 1796000000000ULL - (1ULL << 20) + 10000;
-	KUNIT_EXPECT_EQ(test, 0, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 10000,
-						  msg, sizeof(msg)));
-	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 10001,
-							   msg, sizeof(msg)));
+	KUNIT_EXPECT_EQ(test, 0, init_at(g, &l, 10000, msg));
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW, init_at(g, &l, 10001, msg));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(msg, "less than min_life_days"));
 	l.epoch_ms = 1796000000001ULL;
-	KUNIT_EXPECT_EQ(test, -EINVAL, uidgen_gen_init(g, &l, WALL_NS, BOOT_NS, 0,
-							msg, sizeof(msg)));
+	KUNIT_EXPECT_EQ(test, -EINVAL, init_at(g, &l, 0, msg));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(msg, "is after the wall clock"));
 }
 
@@ -280,6 +304,7 @@ static void end_case_desc(const struct end_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(end, end_cases, end_case_desc);
 
 static void uidgen_exhausts_at_test(struct kunit *test)
@@ -490,4 +515,5 @@ static struct kunit_suite uidgen_suite = {
 	.name = "uidgen",
 	.test_cases = uidgen_cases,
 };
+
 kunit_test_suite(uidgen_suite);
