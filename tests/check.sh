@@ -16,6 +16,17 @@ tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
 vmrc=$?
 vm_s=$(( $(date +%s) - start ))
 
+# Suspend/resume and snapshot restore, in VMs of their own.
+tests/qemu/snapshot.sh -k "$kver" -o "$out/snapshot" > "$out/snapshot.log" 2>&1
+src=$?
+cat "$out/snapshot.log"
+line=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/snapshot.log")
+spass=$(echo "$line" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
+sfail=$(echo "$line" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
+[ -n "$line" ] || { spass=0; sfail=1; }
+[ "$src" -eq 0 ] || [ "${sfail:-0}" -gt 0 ] || sfail=1
+echo "snapshot ${spass:-0} ${sfail:-1}" >> "$out/summary.txt"
+
 # KUnit on the debug kernel (built once into the cache, then incremental).
 kstart=$(date +%s)
 tests/kunit/run.sh > "$out/kunit.log" 2>&1
@@ -44,7 +55,7 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-expected=12
+expected=13
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"
