@@ -42,10 +42,21 @@ if [ -z "$line" ] || [ "$krc" -ne 0 ]; then
 	[ "$kfail" -gt 0 ] || kfail=1
 fi
 echo "kunit $kpass $kfail" >> "$out/summary.txt"
+
+# The same debug kernel with a userspace: fail-nth copies, kmemleak.
+tests/qemu/debug-vm.sh -o "$out/debug-vm" > "$out/debug-vm.log" 2>&1
+drc=$?
+cat "$out/debug-vm.log"
+line=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/debug-vm.log" | tail -n 1)
+dpass=$(echo "$line" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
+dfail=$(echo "$line" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
+[ -n "$line" ] || { dpass=0; dfail=1; }
+[ "$drc" -eq 0 ] || [ "${dfail:-0}" -gt 0 ] || dfail=1
+echo "debug-vm ${dpass:-0} ${dfail:-1}" >> "$out/summary.txt"
 kunit_s=$(( $(date +%s) - kstart ))
 
 echo
-echo "== summary ($kver, QEMU TCG: VM suites ${vm_s} s, KUnit ${kunit_s} s; logs in $out)"
+echo "== summary ($kver, QEMU TCG: VM suites ${vm_s} s, debug kernel ${kunit_s} s; logs in $out)"
 total_pass=0
 total_fail=0
 if [ -s "$out/summary.txt" ]; then
@@ -55,7 +66,7 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-expected=13
+expected=14
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

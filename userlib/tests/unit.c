@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "uidgen.h"
 
@@ -304,14 +307,53 @@ static void test_device(void)
 	uidgen_close(g);
 }
 
+/*
+ * fork(): parent and child both mint through a handle opened before the
+ * fork. The library caches no IDs, so nothing can be handed out twice;
+ * this test keeps it that way.
+ */
+static void test_fork(void)
+{
+	enum { N = 5000 };
+	uint64_t *ids = mmap(NULL, 2 * N * 8, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct uidgen *g;
+	long i, dups = 0;
+	int status = -1;
+	pid_t pid;
+
+	CHECK(ids != MAP_FAILED, "mmap");
+	if (ids == MAP_FAILED || uidgen_open(&g, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	CHECK(uidgen_next(g, &ids[0]) == 0, "parent before fork");
+	pid = fork();
+	if (pid == 0) {
+		long r = uidgen_fill(g, ids + N, N);
+
+		_exit(r == N ? 0 : 1);
+	}
+	CHECK(uidgen_fill(g, ids + 1, N - 1) == N - 1, "parent after fork");
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "child minted %d", status);
+	qsort(ids, 2 * N, 8, cmp_u64);
+	for (i = 1; i < 2 * N; i++)
+		dups += ids[i] == ids[i - 1];
+	CHECK(dups == 0, "%ld duplicates between parent and child", dups);
+	uidgen_close(g);
+	munmap(ids, 2 * N * 8);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..5\n");
+	printf("TAP version 13\n1..6\n");
 	RUN(test_format_parse);
 	RUN(test_b32_sorts);
 	RUN(test_decode);
 	RUN(test_errors_keep_errno);
 	RUN(test_device);
+	RUN(test_fork);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       passed, failed);
 	return failed ? 1 : 0;

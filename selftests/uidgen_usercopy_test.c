@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copies that fault midway, on a debug kernel (CONFIG_FAULT_INJECTION_USERCOPY):
+ * writing N to /proc/thread-self/fail-nth makes the N-th user copy of the
+ * next system call fail. Whatever the call returns (the IDs stored before
+ * the fault, or EFAULT), no ID is ever handed out twice, and the slot's IDs
+ * keep rising across the gap. Run as root with uidgen loaded (or built in).
+ */
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "util.h"
+
+FIXTURE(copy) {
+	int fd;
+	struct uidgen_info info;
+};
+
+FIXTURE_SETUP(copy)
+{
+	self->fd = open(UIDGEN_DEV, O_RDONLY);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	if (self->info.node_id == UIDGEN_NODE_NONE) {
+		ASSERT_EQ(0, set_node(self->fd, 1));
+		ASSERT_EQ(0, get_info(self->fd, &self->info));
+	}
+	ASSERT_EQ(0, pin_cpu(0));
+}
+
+FIXTURE_TEARDOWN(copy)
+{
+	close(self->fd);
+}
+
+/*
+ * Arm (n > 0) or disarm (n = 0) the N-th fault. The file stays open: every
+ * user copy counts down, even opening a path, so a countdown the test call
+ * did not use up would otherwise fire somewhere else. Disarming may itself
+ * be where it fires (EFAULT); either way the countdown is then 0.
+ */
+static int fail_nth(int n)
+{
+	static int fd = -1;
+	char buf[16];
+
+	if (fd < 0)
+		fd = open("/proc/thread-self/fail-nth", O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	snprintf(buf, sizeof(buf), "%d", n);
+	if (write(fd, buf, strlen(buf)) < 0)
+		return n ? -errno : 0;
+	return 0;
+}
+
+#define PER_CALL	300	/* five copies of 64 IDs, the last short */
+#define ROUNDS		12
+
+TEST_F(copy, fail_nth_read_and_batch)
+{
+	static uint64_t all[ROUNDS * 2 * PER_CALL * 2];
+	uint64_t buf[PER_CALL], prev = 0;
+	size_t n = 0, i;
+	int nth, op, injected = 0, partial = 0;
+
+	for (nth = 1; nth <= ROUNDS; nth++) {
+		for (op = 0; op < 2; op++) {
+			ssize_t r;
+
+			memset(buf, 0, sizeof(buf));
+			ASSERT_EQ(0, fail_nth(nth));
+			if (op == 0) {
+				r = read(self->fd, buf, sizeof(buf));
+				r = r < 0 ? r : r / 8;
+			} else {
+				r = batch(self->fd, buf, PER_CALL);
+			}
+			if (r < 0) {
+				ASSERT_EQ(EFAULT, errno) TH_LOG("nth %d op %d", nth, op);
+				injected++;
+				r = 0;
+			} else if (r < PER_CALL) {
+				partial++;
+			}
+			/* Whatever came back rises, and was never seen before. */
+			for (i = 0; i < (size_t)r; i++) {
+				ASSERT_LT(prev, buf[i]);
+				prev = buf[i];
+				all[n++] = buf[i];
+			}
+			/* A clean call after each faulted one. */
+			ASSERT_EQ(0, fail_nth(0));
+			ASSERT_EQ(8, read(self->fd, buf, 8));
+			ASSERT_LT(prev, buf[0]);
+			prev = buf[0];
+			all[n++] = buf[0];
+		}
+	}
+	qsort(all, n, 8, cmp_u64);
+	for (i = 1; i < n; i++)
+		ASSERT_NE(all[i - 1], all[i]);
+	TH_LOG("%zu IDs, %d calls failed with EFAULT, %d returned short", n,
+	       injected, partial);
+	/* The injection really happened: early copies fail, later ones cut short. */
+	EXPECT_LT(0, injected);
+	EXPECT_LT(0, partial);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the KUnit debug kernel (PREEMPT, lockdep, KASAN, UBSAN, kmemleak,
+# usercopy fault injection; uidgen built in) with a userspace of its own:
+# busybox and static test binaries in an initramfs. Runs the copy-fault
+# selftest (fail-nth) and the fault selftest, then asks kmemleak for leaks; any KASAN, lockdep, UBSAN or WARNING report, or a
+# leak with uidgen in its backtrace, fails the run.
+#
+#   tests/qemu/debug-vm.sh [-o OUTDIR]    (after tests/kunit/run.sh built it)
+# Prints TAP and a "# Totals:" line; exit status 1 on any failure.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${UIDGEN_KUNIT_CACHE:-/var/cache/uidgen-kunit}
+kernel=$cache/build/arch/x86/boot/bzImage
+out=$repo/build/debug-vm
+[ "${1:-}" = -o ] && out=$2
+[ -r "$kernel" ] || { echo "debug-vm.sh: $kernel missing: run tests/kunit/run.sh first" >&2; exit 1; }
+rm -rf "$out"
+mkdir -p "$out/root/bin"
+
+make -s -C "$repo/selftests" uidgen_usercopy_test_static uidgen_fault_test_static || exit 1
+cp /bin/busybox "$out/root/bin/"
+cp "$repo/selftests/uidgen_usercopy_test_static" "$out/root/bin/usercopy_test"
+cp "$repo/selftests/uidgen_fault_test_static" "$out/root/bin/fault_test"
+cat > "$out/root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug
+echo 1 > /proc/sys/kernel/printk
+echo "== debug-vm: up $(uname -r)"
+usercopy_test
+# Clock steps, CPU hotplug, revoke under load (SRCU and the node lock
+# under lockdep), floors.
+UIDGEN_NODE=1 fault_test
+echo "== debug-vm: kmemleak"
+echo scan > /sys/kernel/debug/kmemleak
+sleep 6
+echo scan > /sys/kernel/debug/kmemleak
+cat /sys/kernel/debug/kmemleak
+echo "== debug-vm: dmesg"
+dmesg
+echo "== debug-vm: done"
+reboot -f
+INIT
+chmod +x "$out/root/init"
+(cd "$out/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+
+timeout -k 10 600 qemu-system-x86_64 -accel tcg -smp 2 -m 2048 -display none \
+	-no-reboot -nic none -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 kunit.enable=0" \
+	-serial file:"$out/console.log" < /dev/null
+tr -d '\r' < "$out/console.log" > "$out/console.txt"
+
+sed -n '/== debug-vm: up/,/== debug-vm: kmemleak/p' "$out/console.txt" | grep -E '^(ok|not ok|#)'
+pass=0
+fail=0
+totals=$(grep -cE '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/console.txt")
+for line in $(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/console.txt" | sed 's/ /_/g'); do
+	pass=$((pass + $(echo "$line" | sed -n 's/^#_Totals:_pass:\([0-9]*\).*/\1/p')))
+	fail=$((fail + $(echo "$line" | sed -n 's/.*_fail:\([0-9]*\).*/\1/p')))
+done
+[ "$totals" -eq 2 ] || { fail=$((fail + 1)); echo "not ok - only $totals of 2 selftests finished"; }
+
+sed -n '/== debug-vm: kmemleak/,/== debug-vm: dmesg/p' "$out/console.txt" > "$out/kmemleak.txt"
+sed -n '/== debug-vm: dmesg/,/== debug-vm: done/p' "$out/console.txt" > "$out/dmesg.txt"
+if grep -q uidgen "$out/kmemleak.txt"; then
+	echo "not ok - kmemleak reports a leak from uidgen (see $out/kmemleak.txt)"
+	fail=$((fail + 1))
+else
+	echo "ok - kmemleak: no leak from uidgen"
+	pass=$((pass + 1))
+fi
+# Not "Call Trace": every fault injected on purpose prints one.
+if grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible .* lock|circular locking|Oops|general protection' \
+	"$out/dmesg.txt" > "$out/kernel-problems.txt"; then
+	echo "not ok - the debug kernel reported problems:"
+	sed 's/^/#   /' "$out/kernel-problems.txt" | head -n 40
+	fail=$((fail + 1))
+else
+	echo "ok - no KASAN, lockdep, UBSAN or WARNING report"
+	pass=$((pass + 1))
+fi
+grep -q "== debug-vm: done" "$out/console.txt" || { echo "not ok - the VM did not finish"; fail=$((fail + 1)); }
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+[ "$fail" -eq 0 ]
