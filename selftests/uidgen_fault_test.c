@@ -5,9 +5,12 @@
  * the module freshly loaded with node_id=$UIDGEN_NODE; the tests run in
  * order and the last ones change the node ID and the floor.
  */
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 #include "util.h"
@@ -295,6 +298,96 @@ TEST_F_TIMEOUT(fault, revoke_is_a_fence, 300)
 	ASSERT_EQ(0, set_node(self->fd, self->node));
 	ASSERT_EQ(8, read(self->fd, &id, 8));
 	EXPECT_EQ(self->node, split(&self->info, id).node);
+}
+
+struct stalled {
+	int fd;
+	uint64_t *buf;
+	int r;
+	atomic_int done;
+};
+
+static void *stalled_batch(void *arg)
+{
+	struct stalled *st = arg;
+
+	st->r = batch(st->fd, st->buf, 64);
+	atomic_store(&st->done, 1);
+	return NULL;
+}
+
+static void *revoke_now(void *arg)
+{
+	struct stalled *st = arg;
+	struct uidgen_node req = {
+		.size = sizeof(req), .flags = UIDGEN_NODE_REVOKE,
+		.node_id = UIDGEN_NODE_NONE,
+	};
+
+	st->r = ioctl(st->fd, UIDGEN_IOC_SET_NODE, &req);
+	atomic_store(&st->done, 1);
+	return NULL;
+}
+
+/*
+ * The fence, made deterministic: a BATCH stalls in its copy to user
+ * memory (a userfaultfd page nobody has filled yet) holding IDs minted
+ * under the node ID. A revoke started then must not return until that
+ * copy is done; once the page is supplied, the copy lands, then the
+ * revoke returns.
+ */
+TEST_F(fault, revoke_waits_for_a_stalled_copy)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct stalled b = { .fd = self->fd }, rv = { .fd = self->fd };
+	struct uffdio_copy cp = { 0 };
+	struct pollfd pfd;
+	struct uffd_msg msg;
+	pthread_t tb, tr;
+	char *page, *zero;
+	int uffd, i;
+
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	zero = calloc(1, 4096);
+	ASSERT_NE(MAP_FAILED, page);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = 4096;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	b.buf = (uint64_t *)page;
+	ASSERT_EQ(0, pthread_create(&tb, NULL, stalled_batch, &b));
+	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 10000));
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	/* The copy is stalled. The revoke has to wait for it. */
+	ASSERT_EQ(0, pthread_create(&tr, NULL, revoke_now, &rv));
+	for (i = 0; i < 30; i++)
+		usleep(10000);
+	EXPECT_EQ(0, atomic_load(&rv.done)) TH_LOG("the revoke returned while a copy was in flight");
+	EXPECT_EQ(0, atomic_load(&b.done));
+
+	cp.dst = (uintptr_t)page;
+	cp.src = (uintptr_t)zero;
+	cp.len = 4096;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &cp));
+	pthread_join(tb, NULL);
+	pthread_join(tr, NULL);
+	EXPECT_EQ(64, b.r);
+	EXPECT_EQ(0, rv.r);
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(self->node, split(&self->info, b.buf[i]).node);
+	EXPECT_EQ(-1, param_long("node_id"));
+	ASSERT_EQ(0, set_node(self->fd, self->node));
+	close(uffd);
+	munmap(page, 4096);
+	free(zero);
 }
 
 static int nobody_floor(void *arg)
