@@ -21,3 +21,6 @@ echo "\$ uidgen -n 3 --format b32"
 $U -n 3 --format b32
 echo "\$ uidgen -n 3 --format hex"
 $U -n 3 --format hex
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+echo "\$ uidgen stats"
+$U stats
