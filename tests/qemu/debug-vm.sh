@@ -1,26 +1,51 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot the KUnit debug kernel (PREEMPT, lockdep, KASAN, UBSAN, kmemleak,
-# usercopy fault injection; uidgen built in) with a userspace of its own:
-# busybox and static test binaries in an initramfs. Runs the copy-fault
-# selftest (fail-nth) and the fault selftest, then asks kmemleak for leaks; any KASAN, lockdep, UBSAN or WARNING report, or a
+# The debug kernel (PREEMPT, lockdep, KASAN, UBSAN, kmemleak, usercopy
+# fault injection) with a userspace of its own: busybox, static test
+# binaries and uidgen.ko in an initramfs. It is the KUnit kernel's config
+# with modules enabled and uidgen as a module, built next to it in
+# $UIDGEN_KUNIT_CACHE/build-mod (the KUnit kernel needs uidgen built in).
+#
+# Runs the copy-fault selftest (fail-nth) and the fault selftest, loads
+# and unloads the module 100 times with readers between, then asks
+# kmemleak for leaks. Any KASAN, lockdep, UBSAN or WARNING report, or a
 # leak with uidgen in its backtrace, fails the run.
 #
-#   tests/qemu/debug-vm.sh [-o OUTDIR]    (after tests/kunit/run.sh built it)
+#   tests/qemu/debug-vm.sh [-o OUTDIR]    (after tests/kunit/run.sh)
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${UIDGEN_KUNIT_CACHE:-/var/cache/uidgen-kunit}
-kernel=$cache/build/arch/x86/boot/bzImage
 out=$repo/build/debug-vm
 [ "${1:-}" = -o ] && out=$2
-[ -r "$kernel" ] || { echo "debug-vm.sh: $kernel missing: run tests/kunit/run.sh first" >&2; exit 1; }
+src=$(ls -d "$cache"/linux-source-6.12* 2>/dev/null | tail -n 1)
+[ -n "$src" ] && [ -r "$cache/build/.config" ] ||
+	{ echo "debug-vm.sh: run tests/kunit/run.sh first" >&2; exit 1; }
+
+mod=$cache/build-mod
+if [ ! -r "$mod/.config" ] || [ "$cache/build/.config" -nt "$mod/.config" ]; then
+	mkdir -p "$mod"
+	cp "$cache/build/.config" "$mod/.config"
+	"$src/scripts/config" --file "$mod/.config" -e MODULES -e MODULE_UNLOAD \
+		-m UIDGEN -d UIDGEN_KUNIT_TEST
+	make -s -C "$src" O="$mod" olddefconfig || exit 1
+fi
+echo "debug-vm: building $mod"
+make -s -C "$src" O="$mod" -j"$(nproc)" bzImage modules > "$mod/build.log" 2>&1 ||
+	{ tail -n 30 "$mod/build.log"; exit 1; }
+kernel=$mod/arch/x86/boot/bzImage
+ko=$mod/drivers/misc/uidgen/uidgen.ko
+[ -r "$ko" ] || { echo "debug-vm.sh: $ko not built" >&2; exit 1; }
+
 rm -rf "$out"
 mkdir -p "$out/root/bin"
 
 make -s -C "$repo/selftests" uidgen_usercopy_test_static uidgen_fault_test_static || exit 1
+make -s -C "$repo/userlib" uidgen-static || exit 1
 cp /bin/busybox "$out/root/bin/"
+cp "$repo/userlib/uidgen-static" "$out/root/bin/uidgen"
+cp "$ko" "$out/root/uidgen.ko"
 cp "$repo/selftests/uidgen_usercopy_test_static" "$out/root/bin/usercopy_test"
 cp "$repo/selftests/uidgen_fault_test_static" "$out/root/bin/fault_test"
 cat > "$out/root/init" <<'INIT'
@@ -33,10 +58,21 @@ mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug
 echo 1 > /proc/sys/kernel/printk
 echo "== debug-vm: up $(uname -r)"
+insmod /uidgen.ko node_id=1
 usercopy_test
 # Clock steps, CPU hotplug, revoke under load (SRCU and the node lock
 # under lockdep), floors.
 UIDGEN_NODE=1 fault_test
+rmmod uidgen
+# Load, mint, unload, 100 times.
+i=0; bad=0
+while [ $i -lt 100 ]; do
+	insmod /uidgen.ko node_id=$((i % 32)) || bad=$((bad + 1))
+	[ "$(uidgen -n 1000 | sort -u | wc -l)" = 1000 ] || bad=$((bad + 1))
+	rmmod uidgen || bad=$((bad + 1))
+	i=$((i + 1))
+done
+echo "RELOAD cycles=$i bad=$bad"
 echo "== debug-vm: kmemleak"
 echo scan > /sys/kernel/debug/kmemleak
 sleep 6
@@ -66,13 +102,20 @@ for line in $(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/console.txt" | 
 done
 [ "$totals" -eq 2 ] || { fail=$((fail + 1)); echo "not ok - only $totals of 2 selftests finished"; }
 
+if grep -q "^RELOAD cycles=100 bad=0" "$out/console.txt"; then
+	echo "ok - 100 load/mint/unload cycles"
+	pass=$((pass + 1))
+else
+	echo "not ok - 100 load/mint/unload cycles: $(grep '^RELOAD' "$out/console.txt")"
+	fail=$((fail + 1))
+fi
 sed -n '/== debug-vm: kmemleak/,/== debug-vm: dmesg/p' "$out/console.txt" > "$out/kmemleak.txt"
 sed -n '/== debug-vm: dmesg/,/== debug-vm: done/p' "$out/console.txt" > "$out/dmesg.txt"
 if grep -q uidgen "$out/kmemleak.txt"; then
 	echo "not ok - kmemleak reports a leak from uidgen (see $out/kmemleak.txt)"
 	fail=$((fail + 1))
 else
-	echo "ok - kmemleak: no leak from uidgen"
+	echo "ok - kmemleak: no leak from uidgen after all that"
 	pass=$((pass + 1))
 fi
 # Not "Call Trace": every fault injected on purpose prints one.
