@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: build everything, boot Debian's kernel under QEMU, run every
-# suite in it, print one line per suite and "N passed, N failed".
+# make check: boot Debian's kernel under QEMU and run every suite in it,
+# then the VMs of their own (snapshot) and the debug kernel (KUnit,
+# debug-vm); print one line per suite and "N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -16,16 +17,25 @@ tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
 vmrc=$?
 vm_s=$(( $(date +%s) - start ))
 
+# host_suite NAME COMMAND...: run a suite that prints kselftest-style
+# "# Totals:" itself; record its last totals line. No totals, or a
+# non-zero exit with no failure counted, is a failure.
+host_suite() {
+	local name=$1 line pass fail rc
+	shift
+	"$@" > "$out/$name.log" 2>&1
+	rc=$?
+	cat "$out/$name.log"
+	line=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/$name.log" | tail -n 1)
+	pass=$(echo "$line" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
+	fail=$(echo "$line" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
+	[ -n "$line" ] || { pass=0; fail=1; }
+	[ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
+	echo "$name $pass $fail" >> "$out/summary.txt"
+}
+
 # Suspend/resume and snapshot restore, in VMs of their own.
-tests/qemu/snapshot.sh -k "$kver" -o "$out/snapshot" > "$out/snapshot.log" 2>&1
-src=$?
-cat "$out/snapshot.log"
-line=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/snapshot.log")
-spass=$(echo "$line" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
-sfail=$(echo "$line" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
-[ -n "$line" ] || { spass=0; sfail=1; }
-[ "$src" -eq 0 ] || [ "${sfail:-0}" -gt 0 ] || sfail=1
-echo "snapshot ${spass:-0} ${sfail:-1}" >> "$out/summary.txt"
+host_suite snapshot tests/qemu/snapshot.sh -k "$kver" -o "$out/snapshot"
 
 # KUnit on the debug kernel (built once into the cache, then incremental).
 kstart=$(date +%s)
@@ -43,16 +53,9 @@ if [ -z "$line" ] || [ "$krc" -ne 0 ]; then
 fi
 echo "kunit $kpass $kfail" >> "$out/summary.txt"
 
-# The same debug kernel with a userspace: fail-nth copies, kmemleak.
-tests/qemu/debug-vm.sh -o "$out/debug-vm" > "$out/debug-vm.log" 2>&1
-drc=$?
-cat "$out/debug-vm.log"
-line=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/debug-vm.log" | tail -n 1)
-dpass=$(echo "$line" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
-dfail=$(echo "$line" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
-[ -n "$line" ] || { dpass=0; dfail=1; }
-[ "$drc" -eq 0 ] || [ "${dfail:-0}" -gt 0 ] || dfail=1
-echo "debug-vm ${dpass:-0} ${dfail:-1}" >> "$out/summary.txt"
+# The debug config with uidgen as a module, booted with a userspace:
+# fail-nth copies, the fault suite, 100 reloads, kmemleak.
+host_suite debug-vm tests/qemu/debug-vm.sh -o "$out/debug-vm"
 kunit_s=$(( $(date +%s) - kstart ))
 
 echo
