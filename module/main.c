@@ -234,8 +234,6 @@ static const struct kernel_param_ops uidgen_floor_param_ops = {
 module_param_cb(floor_ms, &uidgen_floor_param_ops, NULL, 0644);
 MODULE_PARM_DESC(floor_ms, "Never issue a tick that contains this Unix time in ms or an earlier one; only moves forward");
 
-static unsigned int uidgen_borrow_param;
-
 static int uidgen_borrow_param_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int borrow;
@@ -248,7 +246,7 @@ static int uidgen_borrow_param_set(const char *val, const struct kernel_param *k
 		return -ERANGE;
 	if (READ_ONCE(uidgen_live) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	uidgen_borrow_param = borrow;
+	/* uidgen_gen_init() leaves max_borrow alone: this holds at load too. */
 	WRITE_ONCE(uidgen.max_borrow, borrow);
 	return 0;
 }
@@ -655,7 +653,6 @@ static int __init uidgen_init(void)
 		pr_err("%s\n", msg);
 		return ret;
 	}
-	uidgen.max_borrow = uidgen_borrow_param;
 
 	mutex_lock(&uidgen_node_lock);
 	if (uidgen_node >= 0 && uidgen_node >= (1LL << node_bits)) {

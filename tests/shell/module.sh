@@ -39,6 +39,20 @@ refuse "ts_bits=20 seq_bits=33 slot_bits=0 tick_us=1" "uidgen: invalid layout: s
 refuse "ts_bits=20 node_bits=13 slot_bits=0 seq_bits=30 tick_us=1" \
 	"uidgen: timestamp field exhausted: ts_bits=20 ticks of 1 us from epoch_ms=1767225600000 ended at 1767225601049 ms"
 
+refuse "node_id=1 max_borrow_ticks=1000001" "uidgen: .1000001. invalid for parameter .max_borrow_ticks"
+refuse "node_id=1 floor_ms=99999999999999" \
+	"uidgen: floor_ms=99999999999999 leaves no tick before the timestamp field runs out"
+
+# Load-time floor and borrowing: the first ID is past the floor.
+floor=$(( $(date +%s%3N) + 3600000 ))
+ok "loads with floor_ms an hour ahead and max_borrow_ticks=3" \
+	insmod $KO node_id=1 floor_ms=$floor max_borrow_ticks=3
+is "sysfs max_borrow_ticks" "$(cat $P/max_borrow_ticks)" 3
+is "sysfs floor_ms" "$(cat $P/floor_ms)" "$floor"
+t=$(date -u -d "$($U decode "$($U)" | sed 's/.*time=\([^ ]*\).*/\1/')" +%s%3N)
+ok "the first ID is after the floor ($t > $floor)" [ "$t" -gt "$floor" ]
+ok "unloads" rmmod uidgen
+
 # Layouts other than the default load and mint IDs that decode right.
 for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_bits=10 tick_us=1" \
 	"ts_bits=33 node_bits=10 slot_bits=0 seq_bits=20 tick_us=100000 epoch_ms=1700000000000"; do
