@@ -7,6 +7,7 @@
 #   make check      set up this machine, run every test suite in a VM,
 #                   and KUnit on a debug kernel
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
+#   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make sparse     build the module under sparse
 #   make clean
 
@@ -44,6 +45,9 @@ check: setup
 kunit: setup
 	tests/kunit/run.sh
 
+style:
+	tests/style.sh
+
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
@@ -53,4 +57,4 @@ clean:
 	$(MAKE) -C selftests clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check kunit sparse clean
+.PHONY: all module userlib selftests tests setup demo check kunit style sparse clean

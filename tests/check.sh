@@ -37,6 +37,9 @@ host_suite() {
 # Suspend/resume and snapshot restore, in VMs of their own.
 host_suite snapshot tests/qemu/snapshot.sh -k "$kver" -o "$out/snapshot"
 
+# The kernel's own checkers on every kernel file.
+host_suite style tests/style.sh
+
 # KUnit on the debug kernel (built once into the cache, then incremental).
 kstart=$(date +%s)
 tests/kunit/run.sh > "$out/kunit.log" 2>&1
@@ -69,7 +72,7 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-expected=14
+expected=15
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make style: the kernel's own checkers on every kernel file, from Debian's
+# linux-source-6.12 (unpacked once into the KUnit cache): checkpatch
+# --strict, kernel-doc, and the uapi header alone as C90, included twice.
+# Prints a "# Totals:" line; exit status 1 on any finding.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+cache=${UIDGEN_KUNIT_CACHE:-/var/cache/uidgen-kunit}
+src=$(ls -d "$cache"/linux-source-6.12* 2>/dev/null | tail -n 1)
+if [ -z "$src" ] || [ ! -e "$src/.uidgen-unpacked" ]; then
+	tarball=$(ls -v /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | tail -n 1)
+	[ -n "$tarball" ] || { echo "style.sh: apt-get install linux-source-6.12" >&2; exit 1; }
+	mkdir -p "$cache"
+	src=$cache/$(basename "$tarball" .tar.xz)
+	tar -xJf "$tarball" -C "$cache" "$(basename "$tarball" .tar.xz)/scripts"
+fi
+files=$(git ls-files 'module/*.[ch]' 'module/tests/*.c' 'uapi/linux/*.h')
+pass=0
+fail=0
+check() {	# check NAME COMMAND...: exit 0 with no finding is a pass
+	local name=$1 res rc
+	shift
+	res=$("$@" 2>&1)
+	rc=$?
+	# checkpatch prints a clean "total:" line even when there is nothing.
+	res=$(echo "$res" | grep -v '^total: 0 errors, 0 warnings, 0 checks')
+	if [ $rc -eq 0 ] && [ -z "$res" ]; then
+		pass=$((pass + 1)); echo "ok - $name"
+	else
+		fail=$((fail + 1)); echo "not ok - $name"; echo "$res" | sed 's/^/#   /'
+	fi
+}
+for f in $files; do
+	check "checkpatch --strict $f" perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse -q -f "$f"
+done
+check "kernel-doc -none -Wall" perl "$src/scripts/kernel-doc" -none -Wall $files
+tmp=$(mktemp -d)
+printf '#include <linux/uidgen.h>\n#include <linux/uidgen.h>\nint main(void) { return 0; }\n' > "$tmp/t.c"
+check "uapi header: C90, -pedantic, included twice" \
+	gcc -std=c90 -pedantic -Wall -Wextra -Werror -Iuapi -o "$tmp/t" "$tmp/t.c"
+rm -rf "$tmp"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+[ "$fail" -eq 0 ]
