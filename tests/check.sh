@@ -17,21 +17,17 @@ tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
 vmrc=$?
 vm_s=$(( $(date +%s) - start ))
 
+. tests/totals.sh
+
 # host_suite NAME COMMAND...: run a suite that prints kselftest-style
-# "# Totals:" itself; record its last totals line. No totals, or a
-# non-zero exit with no failure counted, is a failure.
+# "# Totals:" itself and record its totals.
 host_suite() {
-	local name=$1 line pass fail rc
+	local name=$1 rc
 	shift
 	"$@" > "$out/$name.log" 2>&1
 	rc=$?
 	cat "$out/$name.log"
-	line=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/$name.log" | tail -n 1)
-	pass=$(echo "$line" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
-	fail=$(echo "$line" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
-	[ -n "$line" ] || { pass=0; fail=1; }
-	[ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
-	echo "$name $pass $fail" >> "$out/summary.txt"
+	echo "$name $(totals "$out/$name.log" "$rc")" >> "$out/summary.txt"
 }
 
 # Suspend/resume and snapshot restore, in VMs of their own.

@@ -6,6 +6,7 @@
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
 KO=module/uidgen.ko
+. tests/totals.sh
 : > "$OUT/summary.txt"
 
 # suite NAME COMMAND...: run it, keep its log, record its kselftest totals.
@@ -15,19 +16,7 @@ suite() {
 	"$@" > "$OUT/$name.log" 2>&1
 	rc=$?
 	cat "$OUT/$name.log"
-	totals=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$OUT/$name.log" | tail -n 1)
-	pass=$(echo "$totals" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
-	fail=$(echo "$totals" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
-	skip=$(echo "$totals" | sed -n 's/.* skip:\([0-9]*\).*/\1/p')
-	err=$(echo "$totals" | sed -n 's/.* error:\([0-9]*\).*/\1/p')
-	if [ -z "$totals" ]; then
-		# No totals: the runner died. That is a failure, never a pass.
-		pass=0; fail=1
-	fi
-	# A skipped test is not a passed one: count skips and errors as failures.
-	fail=$((fail + ${skip:-0} + ${err:-0}))
-	[ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
-	echo "$name $pass $fail" >> "$OUT/summary.txt"
+	echo "$name $(totals "$OUT/$name.log" "$rc")" >> "$OUT/summary.txt"
 }
 
 load() {
