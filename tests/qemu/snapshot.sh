@@ -91,15 +91,25 @@ qemu() {	# qemu N EXTRA...: start QEMU number N in the background
 		-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet" \
 		-device vmgenid,id=vmgenid0,guid=auto \
 		-serial file:"$out/console$n.log" \
-		-qmp unix:"$out/qmp$n.sock",server=on,wait=off "$@" &
+		-qmp unix:"$out/qmp$n.sock",server=on,wait=off "$@" 2> "$out/qemu$n.err" &
 }
 
-wait_for() {	# wait_for FILE PATTERN SECONDS
+wait_for() {	# wait_for FILE PATTERN SECONDS PID: gives up when PID is gone
 	local i=0
 	while ! grep -q "$2" "$1" 2>/dev/null; do
+		kill -0 "$4" 2>/dev/null || return 1
 		sleep 0.5
 		i=$((i + 1))
 		[ $i -lt $(($3 * 2)) ] || return 1
+	done
+}
+
+wait_for_file() {	# wait_for_file FILE SECONDS
+	local i=0
+	until [ -e "$1" ]; do
+		sleep 0.5
+		i=$((i + 1))
+		[ $i -lt $(($2 * 2)) ] || return 1
 	done
 }
 
@@ -108,22 +118,29 @@ qmp() { "$repo/tests/qemu/qmp.py" "$@"; }
 migrated=no
 qemu 1
 q1=$!
-if wait_for "$out/console1.log" "ready for snapshot" 300; then
-	qmp "$out/qmp1.sock" migrate "{\"uri\": \"exec:cat > $out/snapshot.bin\"}" > /dev/null
+if wait_for "$out/console1.log" "ready for snapshot" 300 $q1; then
+	# QEMU 7.2 has no file: URI. Its exec: child may still be writing
+	# when QEMU reports the migration done, so the file only gets its
+	# name once cat has closed it.
+	qmp "$out/qmp1.sock" migrate \
+		"{\"uri\": \"exec:cat > $out/snapshot.tmp && mv $out/snapshot.tmp $out/snapshot.bin\"}" \
+		> /dev/null
 	for _ in $(seq 600); do
 		status=$(qmp "$out/qmp1.sock" query-migrate | sed -n 's/.*"status": "\([a-z-]*\)".*/\1/p')
 		[ "$status" = completed ] || [ "$status" = failed ] && break
 		sleep 0.5
 	done
-	[ "$status" = completed ] && migrated=yes
 fi
 qmp "$out/qmp1.sock" quit > /dev/null 2>&1
 wait $q1 2>/dev/null
+if [ "${status:-}" = completed ] && wait_for_file "$out/snapshot.bin" 60; then
+	migrated=yes
+fi
 
 if [ $migrated = yes ]; then
 	qemu 2 -incoming "exec:cat $out/snapshot.bin"
 	q2=$!
-	wait_for "$out/console2.log" "snapshot-vm: done" 300
+	wait_for "$out/console2.log" "snapshot-vm: done" 300 $q2
 	kill $q2 2>/dev/null
 	wait $q2 2>/dev/null
 fi
@@ -150,6 +167,13 @@ check "with a kernel log line" \
 check "the restored VM issues nothing" \
 	'get restored_read | grep -q "Cannot assign requested address"'
 check "until an administrator assigns a node ID" 'get reassigned | grep -q " node=9 "'
+if [ $fail -ne 0 ]; then
+	for f in "$out"/console*.log "$out"/qemu*.err; do
+		echo "# --- $f (last 15 lines)"
+		tail -n 15 "$f" 2>/dev/null | tr -d '\r' | sed 's/^/# /'
+	done
+	ls -l "$out" | sed 's/^/# /'
+fi
 echo "1..$n"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ $fail -eq 0 ]
