@@ -17,6 +17,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -38,9 +39,9 @@
 #include "internal.h"
 
 #define UIDGEN_VERSION_MAJOR	1
-#define UIDGEN_VERSION_MINOR	1
+#define UIDGEN_VERSION_MINOR	2
 #define UIDGEN_VERSION_PATCH	0
-#define UIDGEN_VERSION_STR	"1.1.0"
+#define UIDGEN_VERSION_STR	"1.2.0"
 
 /* IDs composed on the stack per copy_to_user(): 512 bytes. */
 #define UIDGEN_CHUNK		64
@@ -86,6 +87,12 @@ static struct uidgen_gen uidgen;
 static int uidgen_node = -1;
 static DEFINE_MUTEX(uidgen_node_lock);
 DEFINE_STATIC_SRCU(uidgen_srcu);
+/*
+ * The page mmap() maps: its fence changes on every revoke, so that runs
+ * cached in userspace (UIDGEN_IOC_RESERVE) stop being handed out too.
+ */
+static struct page *uidgen_page;
+static struct uidgen_page *uidgen_shared;
 /* Set once the layout is validated: parameters can be checked against it. */
 static bool uidgen_live;
 /* Load-time floor_ms, applied by uidgen_init(). */
@@ -141,6 +148,12 @@ static void uidgen_revoke_node(const char *why)
 	mutex_lock(&uidgen_node_lock);
 	old = uidgen_node;
 	WRITE_ONCE(uidgen_node, -1);
+	/*
+	 * A reserver reads the fence before the node ID (uidgen_take()): one
+	 * that saw the old node ID reports the old fence.
+	 */
+	smp_wmb();
+	WRITE_ONCE(uidgen_shared->fence, uidgen_shared->fence + 1);
 	synchronize_srcu(&uidgen_srcu);
 	mutex_unlock(&uidgen_node_lock);
 	if (old >= 0)
@@ -278,47 +291,76 @@ static int uidgen_wait_tick(u64 tick)
 }
 
 /*
+ * Reserve up to @n IDs from slot @slot. Called inside uidgen_srcu, which
+ * must be held until the IDs are out of the kernel. Returns the length of
+ * the run, with its first ID in *@id and its fence in *@fence; 0 if the
+ * caller must wait for *@wait_tick; or -EADDRNOTAVAIL, -EOVERFLOW.
+ */
+static int uidgen_take(unsigned int slot, u32 n, u64 *id, u32 *fence,
+		       u64 *wait_tick)
+{
+	const struct uidgen_layout *l = &uidgen.l;
+	u64 now, first;
+	int node, got;
+
+	now = uidgen_tick(&uidgen, ktime_get_boottime_ns());
+	if (now > uidgen.max_tick)
+		return -EOVERFLOW;
+	*fence = READ_ONCE(uidgen_shared->fence);
+	smp_rmb();	/* pairs with uidgen_revoke_node() */
+	node = READ_ONCE(uidgen_node);
+	if (node < 0)
+		return -EADDRNOTAVAIL;
+	got = uidgen_reserve(&uidgen, &uidgen.slots[slot], now, n, &first,
+			     wait_tick);
+	if (got > 0)
+		*id = uidgen_compose(l, first, ((u64)node << l->slot_bits) | slot);
+	return got;
+}
+
+/*
+ * Wait for @wait_tick to come, for a caller whose slot @slot is spent.
+ * Returns 0 to try again, -EAGAIN or -ERESTARTSYS.
+ */
+static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
+{
+	if (nonblock)
+		return -EAGAIN;
+	atomic64_inc(&uidgen.slots[slot].waits);
+	return uidgen_wait_tick(wait_tick);
+}
+
+/*
+ * Any slot would be correct (the compare-and-swap sees to that); the
+ * running CPU's own slot is the one nobody else is using.
+ */
+static unsigned int uidgen_my_slot(void)
+{
+	return raw_smp_processor_id() & (uidgen.nr_slots - 1);
+}
+
+/*
  * Mint @n IDs into @dst. Returns how many were stored, or an errno if none
  * were. IDs minted for a copy that faulted are dropped: a gap, never a
  * duplicate, since the slot has already moved past them.
  */
 static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 {
-	const struct uidgen_layout *l = &uidgen.l;
-	u64 buf[UIDGEN_CHUNK];
+	unsigned int slot = uidgen_my_slot();
 	size_t done = 0, since_check = 0;
-	struct uidgen_slot *s;
-	u64 now, first, id, wait_tick;
-	unsigned int slot, left;
-	int node, idx, got, i;
+	u64 buf[UIDGEN_CHUNK];
+	u64 id, wait_tick;
+	unsigned int left;
+	int idx, got, i;
 	long err = 0;
-
-	/*
-	 * Any slot would be correct (the compare-and-swap sees to that); the
-	 * running CPU's own slot is the one nobody else is using.
-	 */
-	slot = raw_smp_processor_id() & (uidgen.nr_slots - 1);
-	s = &uidgen.slots[slot];
+	u32 fence;
 
 	while (done < n) {
-		now = uidgen_tick(&uidgen, ktime_get_boottime_ns());
-		if (now > uidgen.max_tick) {
-			err = -EOVERFLOW;
-			break;
-		}
 		left = 0;
 		idx = srcu_read_lock(&uidgen_srcu);
-		node = READ_ONCE(uidgen_node);
-		if (node < 0) {
-			got = -EADDRNOTAVAIL;
-		} else {
-			got = uidgen_reserve(&uidgen, s, now,
-					     min_t(size_t, n - done, UIDGEN_CHUNK),
-					     &first, &wait_tick);
-		}
+		got = uidgen_take(slot, min_t(size_t, n - done, UIDGEN_CHUNK),
+				  &id, &fence, &wait_tick);
 		if (got > 0) {
-			id = uidgen_compose(l, first,
-					    ((u64)node << l->slot_bits) | slot);
 			for (i = 0; i < got; i++)
 				buf[i] = id + i;
 			left = copy_to_user(dst + done, buf, got * sizeof(u64));
@@ -330,12 +372,7 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 			break;
 		}
 		if (!got) {
-			if (nonblock) {
-				err = -EAGAIN;
-				break;
-			}
-			atomic64_inc(&s->waits);
-			err = uidgen_wait_tick(wait_tick);
+			err = uidgen_wait(slot, wait_tick, nonblock);
 			if (err)
 				break;
 			continue;
@@ -413,6 +450,48 @@ static long uidgen_ioctl_batch(struct file *file,
 	return ret;
 }
 
+static long uidgen_ioctl_reserve(struct file *file,
+				 struct uidgen_reserve __user *uarg)
+{
+	const struct uidgen_layout *l = &uidgen.l;
+	unsigned int shift = l->node_bits + l->slot_bits + l->seq_bits;
+	unsigned int slot = uidgen_my_slot();
+	struct uidgen_reserve r;
+	u64 wait_tick;
+	int idx, got;
+	long ret;
+
+	ret = uidgen_copy_arg(&r, sizeof(r), sizeof(r), uarg);
+	if (ret)
+		return ret;
+	if (r.flags)
+		return -EOPNOTSUPP;
+	if (!r.count)
+		return -EINVAL;
+	if (r.count > (1ULL << l->seq_bits))
+		return -E2BIG;
+
+	for (;;) {
+		ret = 0;
+		idx = srcu_read_lock(&uidgen_srcu);
+		got = uidgen_take(slot, r.count, &r.first, &r.fence, &wait_tick);
+		if (got > 0) {
+			r.count = got;
+			r.expires_ns = uidgen_tick_start(&uidgen,
+							 (r.first >> shift) + 1);
+			/* Inside the read section: a revoke waits for it. */
+			if (copy_to_user(uarg, &r, sizeof(r)))
+				ret = -EFAULT;
+		}
+		srcu_read_unlock(&uidgen_srcu, idx);
+		if (got)
+			return got < 0 ? got : ret ? ret : got;
+		ret = uidgen_wait(slot, wait_tick, file->f_flags & O_NONBLOCK);
+		if (ret)
+			return ret;
+	}
+}
+
 static long uidgen_ioctl_info(struct uidgen_info __user *uarg)
 {
 	const struct uidgen_layout *l = &uidgen.l;
@@ -471,6 +550,8 @@ static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case UIDGEN_IOC_BATCH:
 		return uidgen_ioctl_batch(file, uarg);
+	case UIDGEN_IOC_RESERVE:
+		return uidgen_ioctl_reserve(file, uarg);
 	case UIDGEN_IOC_INFO:
 		return uidgen_ioctl_info(uarg);
 	case UIDGEN_IOC_SET_NODE:
@@ -478,6 +559,31 @@ static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	default:
 		return -ENOTTY;
 	}
+}
+
+static vm_fault_t uidgen_vm_fault(struct vm_fault *vmf)
+{
+	if (vmf->pgoff)
+		return VM_FAULT_SIGBUS;
+	get_page(uidgen_page);
+	vmf->page = uidgen_page;
+	return 0;
+}
+
+static const struct vm_operations_struct uidgen_vm_ops = {
+	.fault	= uidgen_vm_fault,
+};
+
+/* One read-only, shared page: struct uidgen_page. */
+static int uidgen_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_MAYSHARE) || vma->vm_pgoff ||
+	    vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & (VM_WRITE | VM_MAYWRITE))
+		return -EACCES;
+	vma->vm_ops = &uidgen_vm_ops;
+	return 0;
 }
 
 /*
@@ -491,6 +597,7 @@ static const struct file_operations uidgen_fops = {
 	.read		= uidgen_read,
 	.unlocked_ioctl	= uidgen_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= uidgen_mmap,
 };
 
 /* sysfs, on the device: /sys/class/misc/uid/ */
@@ -667,6 +774,12 @@ static int __init uidgen_init(void)
 			       GFP_KERNEL);
 	if (!uidgen.slots)
 		return -ENOMEM;
+	uidgen_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!uidgen_page) {
+		ret = -ENOMEM;
+		goto err_free_slots;
+	}
+	uidgen_shared = page_address(uidgen_page);
 
 	if (uidgen_floor_ms) {
 		ret = uidgen_apply_floor(uidgen_floor_ms);
@@ -706,6 +819,8 @@ static int __init uidgen_init(void)
 err_unregister_vmfork:
 	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
 err_free_slots:
+	if (uidgen_page)
+		__free_page(uidgen_page);
 	kfree(uidgen.slots);
 	return ret;
 }
@@ -716,6 +831,7 @@ static void __exit uidgen_exit(void)
 	debugfs_remove(uidgen_debugfs);
 	misc_deregister(&uidgen_misc);
 	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
+	__free_page(uidgen_page);
 	kfree(uidgen.slots);
 }
 

@@ -4,6 +4,8 @@
  * module without node_id. The tests run in order: the unassigned device
  * issues nothing, bad assignments are refused, then one assignment takes.
  */
+#include <sys/mman.h>
+
 #include "kselftest_harness.h"
 #include "util.h"
 
@@ -37,6 +39,7 @@ TEST_F(node, starts_unassigned)
 
 TEST_F(node, unassigned_issues_nothing)
 {
+	struct uidgen_reserve r;
 	uint64_t ids[8];
 
 	errno = 0;
@@ -44,6 +47,9 @@ TEST_F(node, unassigned_issues_nothing)
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
 	errno = 0;
 	EXPECT_EQ(-1, batch(self->fd, ids, 8));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, reserve(self->fd, 8, &r));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
 	/* Arguments are still checked first. */
 	errno = 0;
@@ -123,6 +129,44 @@ TEST_F(node, assign_once)
 	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_id", "3"));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
 	EXPECT_EQ(NODE, self->info.node_id);
+}
+
+/*
+ * A revoke moves the fence on the shared page before it returns, so that
+ * runs cached in userspace stop too; reserving then fails until a node ID
+ * is assigned again, and runs carry the new fence.
+ */
+TEST_F(node, revoke_moves_the_fence)
+{
+	struct uidgen_node rv = {
+		.size = sizeof(rv), .flags = UIDGEN_NODE_REVOKE,
+		.node_id = UIDGEN_NODE_NONE,
+	};
+	const struct uidgen_page *pg;
+	struct uidgen_reserve r;
+	uint32_t f0;
+
+	pg = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, pg) TH_LOG("%s", strerror(errno));
+	f0 = pg->fence;
+	ASSERT_EQ(1, reserve(self->fd, 1, &r));
+	EXPECT_EQ(f0, r.fence);
+	EXPECT_EQ(NODE, split(&self->info, r.first).node);
+
+	ASSERT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &rv));
+	EXPECT_EQ(f0 + 1, pg->fence);
+	errno = 0;
+	EXPECT_EQ(-1, reserve(self->fd, 1, &r));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	/* Revoking again still moves it: each revoke is a fence. */
+	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
+	EXPECT_EQ(f0 + 2, pg->fence);
+
+	ASSERT_EQ(0, set_node(self->fd, NODE));
+	ASSERT_EQ(1, reserve(self->fd, 1, &r));
+	EXPECT_EQ(f0 + 2, r.fence);
+	EXPECT_EQ(f0 + 2, pg->fence);
+	munmap((void *)pg, getpagesize());
 }
 
 TEST_HARNESS_MAIN

@@ -64,7 +64,7 @@ TEST_F(uid, device_mode)
 
 TEST_F(uid, info)
 {
-	EXPECT_EQ(0x010100, self->info.version);
+	EXPECT_EQ(0x010200, self->info.version);
 	EXPECT_EQ(63, self->info.ts_bits + self->info.node_bits +
 		  self->info.slot_bits + self->info.seq_bits);
 	EXPECT_EQ(1U << self->info.slot_bits, self->info.nr_slots);
@@ -205,7 +205,7 @@ TEST_F(uid, not_seekable_not_writable)
 TEST_F(uid, unknown_ioctl_enotty)
 {
 	static const unsigned long cmds[] = {
-		_IO(UIDGEN_IOC_TYPE, 0x00), _IO(UIDGEN_IOC_TYPE, 0x04),
+		_IO(UIDGEN_IOC_TYPE, 0x00), _IO(UIDGEN_IOC_TYPE, 0x05),
 		_IOWR(UIDGEN_IOC_TYPE, 0x01, struct uidgen_batch),
 		_IO('T', 0x01), 0,
 	};
@@ -319,26 +319,31 @@ TEST_F(uid, cmd_length)
 {
 	static const unsigned long cmds[] = {
 		UIDGEN_IOC_BATCH, UIDGEN_IOC_INFO, UIDGEN_IOC_SET_NODE,
+		UIDGEN_IOC_RESERVE,
 	};
 	static const size_t sizes[] = {
 		sizeof(struct uidgen_batch), sizeof(struct uidgen_info),
-		sizeof(struct uidgen_node),
+		sizeof(struct uidgen_node), sizeof(struct uidgen_reserve),
 	};
 	uint64_t ids[4];
 	unsigned int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		union {
 			struct uidgen_batch b;
 			struct uidgen_info in;
 			struct uidgen_node n;
+			struct uidgen_reserve r;
 			unsigned char raw[256];
 		} u;
 
 		memset(&u, 0, sizeof(u));
 		u.b.count = 4;
 		u.b.ids = (uintptr_t)ids;
-		if (cmds[i] != UIDGEN_IOC_BATCH) {
+		if (cmds[i] == UIDGEN_IOC_RESERVE) {
+			memset(&u, 0, sizeof(u));
+			u.r.count = 4;
+		} else if (cmds[i] != UIDGEN_IOC_BATCH) {
 			memset(&u, 0, sizeof(u));
 			u.n.node_id = self->node;	/* INFO ignores it */
 		}
@@ -371,6 +376,158 @@ TEST_F(uid, cmd_length)
 		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
 		EXPECT_EQ(E2BIG, errno);
 	}
+}
+
+/*
+ * RESERVE: a run of consecutive IDs in one tick of the caller's slot,
+ * current when it is handed out, with the tick's end as its expiry.
+ */
+TEST_F(uid, reserve_runs)
+{
+	const uint64_t seqs = 1ULL << self->info.seq_bits;
+	const uint64_t tick_ns = self->info.tick_us * 1000ULL;
+	static const uint32_t counts[] = { 1, 2, 64, 100, 4095, 4096 };
+	struct uidgen_reserve r;
+	uint64_t last = 0, b0, b1, t0, t1;
+	unsigned int i, k;
+	int ret;
+
+	/* Pinned: one slot, so each run is greater than the one before. */
+	ASSERT_EQ(0, pin_cpu(0));
+	for (k = 0; k < 200; k++) {
+		for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+			uint32_t want = counts[i] < seqs ? counts[i] : seqs;
+			struct parts p, q;
+
+			t0 = wall_tick(&self->info);
+			b0 = boottime_ns();
+			ret = reserve(self->fd, want, &r);
+			b1 = boottime_ns();
+			t1 = wall_tick(&self->info);
+			ASSERT_LE(1, ret) TH_LOG("%s", strerror(errno));
+			ASSERT_GE(want, r.count);
+			p = split(&self->info, r.first);
+			q = split(&self->info, r.first + r.count - 1);
+			/* Never across a tick: one tick, consecutive sequence. */
+			ASSERT_EQ(p.tick, q.tick);
+			ASSERT_EQ(p.seq + r.count - 1, q.seq);
+			ASSERT_TRUE(check_id(&self->info, r.first, t0, t1));
+			ASSERT_TRUE(check_id(&self->info, r.first + r.count - 1,
+					     t0, t1));
+			/* Short only when the tick ran out. */
+			if (r.count < want)
+				ASSERT_EQ(seqs - 1, q.seq);
+			/* The tick had begun and had not ended. */
+			ASSERT_LT(b0, r.expires_ns);
+			ASSERT_GE(b1 + tick_ns, r.expires_ns);
+			/* Later runs are greater. */
+			ASSERT_LT(last, r.first);
+			last = r.first + r.count - 1;
+		}
+	}
+}
+
+TEST_F(uid, reserve_errors)
+{
+	struct uidgen_reserve r;
+	char *p;
+
+#define RESERVE_EXPECT(err) do {					\
+		errno = 0;						\
+		EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_RESERVE, &r));	\
+		EXPECT_EQ(err, errno);					\
+	} while (0)
+#define RESERVE_RESET() do {						\
+		memset(&r, 0, sizeof(r));				\
+		r.size = sizeof(r);					\
+		r.count = 4;						\
+	} while (0)
+
+	RESERVE_RESET();
+	r.count = 0;
+	RESERVE_EXPECT(EINVAL);
+	RESERVE_RESET();
+	r.count = (1U << self->info.seq_bits) + 1;
+	RESERVE_EXPECT(E2BIG);
+	RESERVE_RESET();
+	r.count = UINT32_MAX;
+	RESERVE_EXPECT(E2BIG);
+	RESERVE_RESET();
+	r.flags = 1;
+	RESERVE_EXPECT(EOPNOTSUPP);
+	RESERVE_RESET();
+	r.flags = 0x80000000;
+	RESERVE_EXPECT(EOPNOTSUPP);
+	RESERVE_RESET();
+	r.size = 8;
+	RESERVE_EXPECT(EINVAL);
+	/* The count is the largest a tick holds: fine. */
+	RESERVE_RESET();
+	r.count = 1U << self->info.seq_bits;
+	EXPECT_LE(1, ioctl(self->fd, UIDGEN_IOC_RESERVE, &r));
+
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_RESERVE, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_RESERVE, (void *)-4096L));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* Readable but not writable: the run cannot be handed back. */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	RESERVE_RESET();
+	memcpy(p, &r, sizeof(r));
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_RESERVE, p));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(p, PAGE);
+}
+
+/* The fence page: read-only, shared, one page, and nothing else. */
+TEST_F(uid, fence_page)
+{
+	const struct uidgen_page *pg;
+	struct uidgen_reserve r;
+	void *m;
+	int rw;
+
+	pg = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, pg) TH_LOG("%s", strerror(errno));
+	ASSERT_LE(1, reserve(self->fd, 1, &r));
+	EXPECT_EQ(pg->fence, r.fence);
+	errno = 0;
+	EXPECT_EQ(-1, mprotect((void *)pg, PAGE, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap((void *)pg, PAGE);
+
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(EACCES, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE,
+				   self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED,
+				   self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED,
+				   self->fd, PAGE));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Root can open it for writing; the page still cannot be shared so. */
+	rw = open(UIDGEN_DEV, O_RDWR);
+	ASSERT_LE(0, rw);
+	errno = 0;
+	m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, rw, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EACCES, errno);
+	close(rw);
 }
 
 TEST_F(uid, info_errors)
@@ -503,7 +660,8 @@ TEST_F(uid, signal_ends_long_read)
 
 /*
  * The concurrency test: 2 processes x 3 threads, pinned across both CPUs,
- * mint 2,400,000 IDs through a mix of read() and BATCH into shared memory.
+ * mint 2,400,000 IDs through a mix of read(), BATCH and RESERVE (whose runs
+ * the thread expands itself) into shared memory.
  * Then: no duplicate, per-thread per-slot strict order, our node, and every
  * timestamp within the run's wall-clock window.
  */
@@ -513,6 +671,7 @@ TEST_F(uid, signal_ends_long_read)
 
 struct worker {
 	int fd, cpu;
+	unsigned int seq_bits;
 	unsigned int seed;
 	uint64_t *ids;
 	int err;
@@ -527,11 +686,25 @@ static void *work(void *arg)
 		w->err = errno;
 	while (!w->err && done < PER_THREAD) {
 		size_t n = 1 + rand_r(&w->seed) % 2048;
+		int op = rand_r(&w->seed) % 3;
+		struct uidgen_reserve run;
 		ssize_t r;
+		size_t i;
 
 		if (n > PER_THREAD - done)
 			n = PER_THREAD - done;
-		if (rand_r(&w->seed) & 1) {
+		if (op == 2) {
+			if (n > 1U << w->seq_bits)
+				n = 1U << w->seq_bits;
+			r = reserve(w->fd, n, &run);
+			if (r < 1 || run.count > n) {
+				w->err = r < 0 ? errno : EIO;
+				break;
+			}
+			for (i = 0; i < run.count; i++)
+				w->ids[done + i] = run.first + i;
+			n = run.count;
+		} else if (op == 1) {
 			r = read(w->fd, w->ids + done, n * 8);
 			if (r != (ssize_t)n * 8)
 				w->err = r < 0 ? errno : EIO;
@@ -545,7 +718,7 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static int run_proc(int fd, uint64_t *ids, int proc)
+static int run_proc(int fd, unsigned int seq_bits, uint64_t *ids, int proc)
 {
 	struct worker w[THREADS];
 	pthread_t t[THREADS];
@@ -554,6 +727,7 @@ static int run_proc(int fd, uint64_t *ids, int proc)
 	for (i = 0; i < THREADS; i++) {
 		w[i] = (struct worker){
 			.fd = fd, .cpu = (proc * THREADS + i) % 2,
+			.seq_bits = seq_bits,
 			.seed = proc * 100 + i,
 			.ids = ids + (size_t)(proc * THREADS + i) * PER_THREAD,
 		};
@@ -591,7 +765,8 @@ TEST_F_TIMEOUT(uid, concurrency, 600)
 			/* Each process its own fd, as separate programs would. */
 			int fd = open(UIDGEN_DEV, O_RDONLY);
 
-			_exit(fd < 0 ? errno : run_proc(fd, ids, p));
+			_exit(fd < 0 ? errno :
+			      run_proc(fd, self->info.seq_bits, ids, p));
 		}
 	}
 	for (p = 0; p < PROCS; p++) {

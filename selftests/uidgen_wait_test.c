@@ -154,6 +154,55 @@ TEST_F(wait, nonblock)
 	close(nb);
 }
 
+/*
+ * RESERVE waits like BATCH, never crosses a tick, and reports when its
+ * tick ends. This tick is spent (see nonblock).
+ */
+TEST_F(wait, reserve)
+{
+	int nb = open(UIDGEN_DEV, O_RDONLY | O_NONBLOCK);
+	const uint64_t tick_ns = 2000000000ULL;
+	struct uidgen_reserve r, r2;
+	uint64_t b1;
+
+	ASSERT_LE(0, nb);
+	errno = 0;
+	EXPECT_EQ(-1, reserve(self->fd, 5, &r));
+	EXPECT_EQ(E2BIG, errno);
+	errno = 0;
+	EXPECT_EQ(-1, reserve(nb, 1, &r));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Blocking: the next tick, all four of it, just begun. */
+	ASSERT_EQ(4, reserve(self->fd, 4, &r));
+	b1 = boottime_ns();
+	EXPECT_EQ(0, split(&self->info, r.first).seq);
+	EXPECT_GE(tick_ns, r.expires_ns - b1);
+	EXPECT_LT(tick_ns - 500000000ULL, r.expires_ns - b1)
+		TH_LOG("woke %.3f s into the tick",
+		       (tick_ns - (r.expires_ns - b1)) / 1e9);
+	errno = 0;
+	EXPECT_EQ(-1, reserve(nb, 4, &r2));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Three of the next tick, then the one left: a short run. */
+	ASSERT_EQ(3, reserve(self->fd, 3, &r));
+	EXPECT_EQ(0, split(&self->info, r.first).seq);
+	ASSERT_EQ(1, reserve(nb, 4, &r2));
+	EXPECT_EQ(3, split(&self->info, r2.first).seq);
+	EXPECT_EQ(split(&self->info, r.first).tick,
+		  split(&self->info, r2.first).tick);
+	EXPECT_EQ(r.first + 3, r2.first);
+	EXPECT_EQ(r.expires_ns, r2.expires_ns);
+
+	/* Spent again: a signal during the wait is EINTR. */
+	ASSERT_EQ(0, alarm_in_100ms(0));
+	errno = 0;
+	EXPECT_EQ(-1, reserve(self->fd, 1, &r));
+	EXPECT_EQ(EINTR, errno);
+	close(nb);
+}
+
 static int nobody_borrow(void *arg)
 {
 	(void)arg;

@@ -43,6 +43,28 @@ static inline int batch(int fd, uint64_t *ids, uint32_t count)
 	return r;
 }
 
+/* RESERVE up to @count IDs; the ioctl's return and count must agree. */
+static inline int reserve(int fd, uint32_t count, struct uidgen_reserve *r)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	r->count = count;
+	ret = ioctl(fd, UIDGEN_IOC_RESERVE, r);
+	if (ret >= 0 && (uint32_t)ret != r->count)
+		return -2;
+	return ret;
+}
+
+static inline uint64_t boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static inline int set_node(int fd, uint32_t node)
 {
 	struct uidgen_node n = { .size = sizeof(n), .node_id = node };

@@ -14,7 +14,7 @@
 
 #include "uidgen.h"
 
-#define UIDGEN_CLI_VERSION "1.1.0"
+#define UIDGEN_CLI_VERSION "1.2.0"
 
 static const char *prog = "uidgen";
 

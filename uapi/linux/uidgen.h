@@ -50,7 +50,8 @@
  *    __reserved field is not zero, a count is 0, or a read() buffer is
  *    shorter than one ID (8 bytes).
  *  - E2BIG: the structure is larger than the kernel knows and the unknown
- *    tail is not zero; or a BATCH count is above UIDGEN_BATCH_MAX.
+ *    tail is not zero; or a BATCH count is above UIDGEN_BATCH_MAX, or a
+ *    RESERVE count above ``1 << seq_bits``.
  *  - EOPNOTSUPP: a flags bit the kernel does not know is set.
  *  - EFAULT: a pointer (the argument, or the ID array) is not valid,
  *    writable user memory. IDs minted for a copy that faulted are never
@@ -164,11 +165,64 @@ struct uidgen_node {
 	__u32 __reserved;
 };
 
+/**
+ * struct uidgen_reserve - ioctl(UIDGEN_IOC_RESERVE)
+ * @size: in: sizeof(struct uidgen_reserve)
+ * @flags: in: must be 0
+ * @count: in/out: number of IDs wanted, 1 to ``1 << seq_bits``; on return,
+ *         the number of IDs in the run
+ * @fence: out: the fence generation the run was reserved under (see
+ *         struct uidgen_page)
+ * @first: out: the first ID of the run
+ * @expires_ns: out: the CLOCK_BOOTTIME time, in ns, at which the run's
+ *              tick ends
+ *
+ * Reserves a run of consecutive IDs, @first to @first + @count - 1, from
+ * the calling CPU's slot, and returns only its bounds: the caller mints
+ * the IDs itself, with no copy. The run never crosses a tick, so it may be
+ * shorter than asked: it is what is left of the current tick's sequence
+ * numbers (or, with max_borrow_ticks, of a tick ahead). When nothing is
+ * left the caller sleeps until the next tick, as with UIDGEN_IOC_BATCH
+ * (EINTR, or EAGAIN with O_NONBLOCK). On success the ioctl returns
+ * @count.
+ *
+ * The IDs are unique however late they are used, but their timestamps
+ * grow stale: a cache should stop handing out a run once the clock is
+ * past @expires_ns (plus whatever staleness it accepts), and as soon as
+ * struct uidgen_page.fence differs from @fence.
+ */
+struct uidgen_reserve {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 fence;
+	__aligned_u64 first;
+	__aligned_u64 expires_ns;
+};
+
+/**
+ * struct uidgen_page - the read-only page mmap() of /dev/uid maps
+ * @fence: the fence generation: it changes every time the node ID is
+ *         revoked (by an administrator or on a VM fork), before the revoke
+ *         returns
+ *
+ * ``mmap(NULL, page_size, PROT_READ, MAP_SHARED, fd, 0)`` on a descriptor
+ * opened O_RDONLY. A program that caches runs from UIDGEN_IOC_RESERVE
+ * compares @fence with the run's before handing out each ID, so a revoke
+ * reaches cached runs too. Errors: EACCES for PROT_WRITE or a descriptor
+ * open for writing, EINVAL for MAP_PRIVATE, a non-zero offset or more
+ * than one page.
+ */
+struct uidgen_page {
+	__u32 fence;
+};
+
 /* 0xB9 is unused in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define UIDGEN_IOC_TYPE		0xB9
 
 #define UIDGEN_IOC_BATCH	_IO(UIDGEN_IOC_TYPE, 0x01)
 #define UIDGEN_IOC_INFO		_IO(UIDGEN_IOC_TYPE, 0x02)
 #define UIDGEN_IOC_SET_NODE	_IO(UIDGEN_IOC_TYPE, 0x03)
+#define UIDGEN_IOC_RESERVE	_IO(UIDGEN_IOC_TYPE, 0x04)
 
 #endif /* _UAPI_LINUX_UIDGEN_H */
