@@ -1,32 +1,110 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libuidgen: a thin wrapper over /dev/uid. Nothing here is cached across
- * calls except the file descriptor, so nothing can go stale in a thread or
- * survive fork() into a child.
+ * libuidgen: a thin wrapper over /dev/uid, plus a per-thread cache of IDs
+ * for uidgen_next().
+ *
+ * The cache holds one run from UIDGEN_IOC_RESERVE per thread and hands it
+ * out while three cheap checks hold: the run is not spent, the fence on
+ * the device's shared page has not moved (no revoke, no VM fork since),
+ * and the clock has not passed the run's tick by more than the handle's
+ * staleness bound. The cache lives in a page of its own marked
+ * MADV_WIPEONFORK, so a forked child starts with it empty, whatever way it
+ * was forked.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uidgen.h"
 
 struct uidgen {
 	int fd;
+	/* Names this handle's runs in thread caches; new on every change. */
+	uint64_t serial;
+	/* The device's fence page, or NULL: then uidgen_next() never caches. */
+	const struct uidgen_page *page;
+	size_t page_len;
+	uint32_t max_run;	/* 0: no cache */
+	uint32_t stale_ticks;
+	uint32_t seq_max;	/* 1 << seq_bits */
+	uint64_t tick_ns;
 };
+
+/* One thread's run. All zero (owner 0) means empty. */
+struct uidgen_tcache {
+	uint64_t owner;		/* serial of the handle the run is from */
+	uint64_t next, end;	/* IDs still to hand out: next .. end - 1 */
+	uint64_t deadline_ns;	/* CLOCK_BOOTTIME after which it is stale */
+	uint32_t fence;		/* the fence it was reserved under */
+	uint32_t run;		/* how many to reserve next time */
+};
+
+/* The first run a thread reserves; it doubles while runs get used up. */
+#define UIDGEN_FIRST_RUN	16
+
+static __thread struct uidgen_tcache *uidgen_tc;
+static pthread_key_t uidgen_tc_key;
+static pthread_once_t uidgen_tc_once = PTHREAD_ONCE_INIT;
+static int uidgen_tc_key_ok;
+static uint64_t uidgen_serials;
 
 /* Return -errno and put errno back the way the caller had it. */
 #define UIDGEN_ERR(saved) (ret = -errno, errno = (saved), ret)
 
+static uint64_t uidgen_new_serial(void)
+{
+	return __atomic_add_fetch(&uidgen_serials, 1, __ATOMIC_RELAXED);
+}
+
+static void uidgen_tc_free(void *p)
+{
+	munmap(p, 4096);
+}
+
+static void uidgen_tc_key_init(void)
+{
+	uidgen_tc_key_ok = !pthread_key_create(&uidgen_tc_key, uidgen_tc_free);
+}
+
+/* This thread's cache, created on first use; NULL if it cannot be. */
+static struct uidgen_tcache *uidgen_tc_get(void)
+{
+	struct uidgen_tcache *c;
+
+	if (uidgen_tc)
+		return uidgen_tc;
+	pthread_once(&uidgen_tc_once, uidgen_tc_key_init);
+	if (!uidgen_tc_key_ok)
+		return NULL;
+	c = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return NULL;
+	/* Without a wiped page a child could hand out its parent's run. */
+	if (madvise(c, 4096, MADV_WIPEONFORK) ||
+	    pthread_setspecific(uidgen_tc_key, c)) {
+		munmap(c, 4096);
+		return NULL;
+	}
+	uidgen_tc = c;
+	return c;
+}
+
 int uidgen_open(struct uidgen **gp, const char *path)
 {
+	struct uidgen_info info = { .size = sizeof(info) };
 	int saved = errno, ret;
 	struct uidgen *g;
+	void *page;
 
-	g = malloc(sizeof(*g));
+	g = calloc(1, sizeof(*g));
 	if (!g) {
 		errno = saved;
 		return -ENOMEM;
@@ -38,7 +116,24 @@ int uidgen_open(struct uidgen **gp, const char *path)
 		errno = saved;
 		return ret;
 	}
+	g->serial = uidgen_new_serial();
+	/*
+	 * The cache needs the layout and the fence page; a file that is not
+	 * /dev/uid (or an older module) simply gets no cache.
+	 */
+	if (ioctl(g->fd, UIDGEN_IOC_INFO, &info) == 0) {
+		page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, g->fd, 0);
+		if (page != MAP_FAILED) {
+			g->page = page;
+			g->page_len = 4096;
+			g->seq_max = 1U << info.seq_bits;
+			g->tick_ns = info.tick_us * 1000ULL;
+			g->max_run = g->seq_max / 4 ? g->seq_max / 4 : 1;
+			g->stale_ticks = UIDGEN_STALE_TICKS_DEFAULT;
+		}
+	}
 	*gp = g;
+	errno = saved;
 	return 0;
 }
 
@@ -48,12 +143,41 @@ void uidgen_close(struct uidgen *g)
 
 	if (!g)
 		return;
+	if (g->page)
+		munmap((void *)g->page, g->page_len);
 	close(g->fd);
 	free(g);
 	errno = saved;
 }
 
-int uidgen_next(struct uidgen *g, uint64_t *id)
+int uidgen_set_cache(struct uidgen *g, uint32_t max_run, uint32_t stale_ticks)
+{
+	if (max_run && !g->page)
+		return -EOPNOTSUPP;
+	if (max_run > g->seq_max || stale_ticks > UIDGEN_STALE_TICKS_MAX)
+		return -EINVAL;
+	g->max_run = max_run;
+	g->stale_ticks = stale_ticks;
+	/* Runs cached under the old settings are dropped. */
+	g->serial = uidgen_new_serial();
+	return 0;
+}
+
+static uint64_t uidgen_boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint32_t uidgen_fence(const struct uidgen *g)
+{
+	return __atomic_load_n(&g->page->fence, __ATOMIC_ACQUIRE);
+}
+
+/* One ID straight from the kernel. */
+static int uidgen_read_one(struct uidgen *g, uint64_t *id)
 {
 	int saved = errno, ret;
 	ssize_t r;
@@ -63,6 +187,55 @@ int uidgen_next(struct uidgen *g, uint64_t *id)
 		return UIDGEN_ERR(saved);
 	/* The device only ever returns whole IDs. */
 	return r == sizeof(*id) ? 0 : -EIO;
+}
+
+/* The cache is empty, spent, stale or fenced off: reserve a new run. */
+static int uidgen_refill(struct uidgen *g, struct uidgen_tcache *c,
+			 uint64_t *id)
+{
+	struct uidgen_reserve r = { .size = sizeof(r) };
+	int saved = errno, ret;
+	uint32_t run = c->run;
+
+	if (c->owner != g->serial || !run)
+		run = UIDGEN_FIRST_RUN;
+	else if (c->next >= c->end)
+		run *= 2;	/* used up in time: take more */
+	else
+		run = run / 2 ? run / 2 : 1;	/* went stale: take less */
+	if (run > g->max_run)
+		run = g->max_run;
+
+	c->owner = 0;
+	r.count = run;
+	if (ioctl(g->fd, UIDGEN_IOC_RESERVE, &r) < 0)
+		return UIDGEN_ERR(saved);
+	c->run = run;
+	c->next = r.first + 1;
+	c->end = r.first + r.count;
+	c->fence = r.fence;
+	c->deadline_ns = r.expires_ns + g->stale_ticks * g->tick_ns;
+	c->owner = g->serial;
+	*id = r.first;
+	return 0;
+}
+
+int uidgen_next(struct uidgen *g, uint64_t *id)
+{
+	struct uidgen_tcache *c = uidgen_tc;
+
+	if (c && c->owner == g->serial && c->next < c->end &&
+	    c->fence == uidgen_fence(g) &&
+	    uidgen_boottime_ns() < c->deadline_ns) {
+		*id = c->next++;
+		return 0;
+	}
+	if (!g->max_run)
+		return uidgen_read_one(g, id);
+	c = uidgen_tc_get();
+	if (!c)
+		return uidgen_read_one(g, id);
+	return uidgen_refill(g, c, id);
 }
 
 long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n)

@@ -4,7 +4,12 @@
  *
  * Every function returns 0 (or a count) on success and a negative errno on
  * failure, and leaves errno as it found it. A struct uidgen may be shared
- * by threads.
+ * by threads; uidgen_set_cache() must not run concurrently with other calls
+ * on the same handle.
+ *
+ * uidgen_next() hands out IDs from a per-thread run reserved with
+ * UIDGEN_IOC_RESERVE (see uidgen_set_cache() and man 3 uidgen_next);
+ * uidgen_fill() always asks the kernel.
  */
 #ifndef UIDGEN_H
 #define UIDGEN_H
@@ -37,12 +42,17 @@ enum uidgen_format {
 	UIDGEN_FMT_B32,		/* 13 Crockford base32 digits, sorts like the ID */
 };
 
+/* uidgen_set_cache(): the default staleness bound, and the largest. */
+#define UIDGEN_STALE_TICKS_DEFAULT	1
+#define UIDGEN_STALE_TICKS_MAX		1000000
+
 /* Longest formatted ID, with its NUL: 20 decimal digits. */
 #define UIDGEN_FMT_MAX	21
 
 int uidgen_open(struct uidgen **gp, const char *path);
 void uidgen_close(struct uidgen *g);
 int uidgen_next(struct uidgen *g, uint64_t *id);
+int uidgen_set_cache(struct uidgen *g, uint32_t max_run, uint32_t stale_ticks);
 long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n);
 int uidgen_info(struct uidgen *g, struct uidgen_info *info);
 int uidgen_set_node(struct uidgen *g, uint32_t node);

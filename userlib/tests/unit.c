@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uidgen.h"
@@ -307,10 +308,18 @@ static void test_device(void)
 	uidgen_close(g);
 }
 
+static void sleep_us(long us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000,
+			       .tv_nsec = us % 1000000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
 /*
  * fork(): parent and child both mint through a handle opened before the
- * fork. The library caches no IDs, so nothing can be handed out twice;
- * this test keeps it that way.
+ * fork, with uidgen_next()'s cache holding a run at the moment of the
+ * fork. The child must not hand out what is left of its parent's run.
  */
 static void test_fork(void)
 {
@@ -318,7 +327,7 @@ static void test_fork(void)
 	uint64_t *ids = mmap(NULL, 2 * N * 8, PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct uidgen *g;
-	long i, dups = 0;
+	long i, dups = 0, bad = 0;
 	int status = -1;
 	pid_t pid;
 
@@ -327,14 +336,25 @@ static void test_fork(void)
 		CHECK(0, "open");
 		return;
 	}
+	/*
+	 * Part-way through a cached run when the fork comes: a fresh tick
+	 * gives a whole first run (16), and it does not go stale meanwhile.
+	 */
+	CHECK(uidgen_set_cache(g, 1024, 1000) == 0, "set_cache");
+	sleep_us(3000);
 	CHECK(uidgen_next(g, &ids[0]) == 0, "parent before fork");
+	CHECK(uidgen_next(g, &ids[1]) == 0 && ids[1] == ids[0] + 1,
+	      "the second ID comes from the cached run");
 	pid = fork();
 	if (pid == 0) {
-		long r = uidgen_fill(g, ids + N, N);
-
-		_exit(r == N ? 0 : 1);
+		for (i = 0; i < N; i++)
+			if (uidgen_next(g, ids + N + i))
+				_exit(1);
+		_exit(0);
 	}
-	CHECK(uidgen_fill(g, ids + 1, N - 1) == N - 1, "parent after fork");
+	for (i = 2; i < N; i++)
+		bad += uidgen_next(g, ids + i) != 0;
+	CHECK(bad == 0, "parent after fork: %ld failed", bad);
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == 0, "child minted %d", status);
 	qsort(ids, 2 * N, 8, cmp_u64);
@@ -345,15 +365,206 @@ static void test_fork(void)
 	munmap(ids, 2 * N * 8);
 }
 
+static uint64_t tick_of(const struct uidgen_info *in, uint64_t id)
+{
+	return id >> (in->node_bits + in->slot_bits + in->seq_bits);
+}
+
+
+/*
+ * The staleness bound: an ID from the cache is from the clock's tick or
+ * at most stale_ticks before it. A fresh ID read just before (borrowing
+ * is off, so it carries the clock's tick) bounds the clock from below.
+ */
+static void check_staleness(struct uidgen *g, struct uidgen *fresh,
+			    const struct uidgen_info *in, uint32_t stale)
+{
+	long i, cached = 0, worst = 0, fails = 0;
+	uint64_t prev = 0, id, now;
+
+	CHECK(uidgen_set_cache(g, 64, stale) == 0, "set_cache 64, %u", stale);
+	for (i = 0; i < 3000; i++) {
+		/* Mostly back to back, sometimes idle for up to 4 ticks. */
+		if (rnd() % 4 == 0)
+			sleep_us(rnd() % (4 * in->tick_us));
+		fails += uidgen_next(fresh, &now) != 0;
+		fails += uidgen_next(g, &id) != 0;
+		cached += id == prev + 1;
+		prev = id;
+		if ((long)(tick_of(in, now) - tick_of(in, id)) > worst)
+			worst = tick_of(in, now) - tick_of(in, id);
+	}
+	CHECK(fails == 0, "%ld calls failed", fails);
+	CHECK(worst <= (long)stale, "an ID %ld ticks old, bound %u", worst, stale);
+	/* Else this test would not be testing the cache at all. */
+	CHECK(cached > 1000, "only %ld of 3000 IDs came from the cache", cached);
+	printf("# stale_ticks=%u: %ld of 3000 from the cache, oldest %ld ticks\n",
+	       stale, cached, worst);
+}
+
+static void test_cache_staleness(void)
+{
+	struct uidgen *g, *fresh;
+	struct uidgen_info in;
+
+	if (uidgen_open(&g, NULL) || uidgen_open(&fresh, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	CHECK(uidgen_set_cache(fresh, 0, 0) == 0, "no cache");
+	CHECK(uidgen_info(g, &in) == 0, "info");
+	check_staleness(g, fresh, &in, 1);
+	check_staleness(g, fresh, &in, 0);
+	check_staleness(g, fresh, &in, 3);
+	uidgen_close(g);
+	uidgen_close(fresh);
+}
+
+/* Without the cache every ID is read from the kernel: fresh, and no run. */
+static long long issued_count(void)
+{
+	FILE *f = fopen("/sys/class/misc/uid/issued", "r");
+	long long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+static void test_cache_off_and_errors(void)
+{
+	struct uidgen *g;
+	struct uidgen_info in;
+	long long issued;
+	uint64_t a;
+	int i;
+
+	if (uidgen_open(&g, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	CHECK(uidgen_info(g, &in) == 0, "info");
+	CHECK(uidgen_set_cache(g, (1U << in.seq_bits) + 1, 1) == -EINVAL,
+	      "a run longer than a tick");
+	CHECK(uidgen_set_cache(g, 1, UIDGEN_STALE_TICKS_MAX + 1) == -EINVAL,
+	      "staleness out of range");
+	CHECK(uidgen_set_cache(g, 1U << in.seq_bits, UIDGEN_STALE_TICKS_MAX) == 0,
+	      "the largest settings");
+	/* The kernel counts what it issues: one per call without the cache. */
+	CHECK(uidgen_set_cache(g, 0, 0) == 0, "off");
+	issued = issued_count();
+	for (i = 0; i < 10; i++)
+		CHECK(uidgen_next(g, &a) == 0, "next");
+	CHECK(issued_count() - issued == 10, "issued %lld for 10 uncached",
+	      issued_count() - issued);
+	/* With it, one run of 16 serves them all. */
+	CHECK(uidgen_set_cache(g, 1024, 1) == 0, "on");
+	issued = issued_count();
+	for (i = 0; i < 10; i++)
+		CHECK(uidgen_next(g, &a) == 0, "next");
+	CHECK(issued_count() - issued == 16, "issued %lld for 10 cached",
+	      issued_count() - issued);
+	uidgen_close(g);
+
+	/* /dev/null: no fence page, so no cache to turn on. */
+	CHECK(uidgen_open(&g, "/dev/null") == 0, "open /dev/null");
+	CHECK(uidgen_set_cache(g, 1, 1) == -EOPNOTSUPP, "cache without a page");
+	CHECK(uidgen_set_cache(g, 0, 0) == 0, "off is always fine");
+	uidgen_close(g);
+}
+
+/*
+ * A revoke reaches cached runs: the next uidgen_next() fails with
+ * EADDRNOTAVAIL instead of handing out the rest of its run, and IDs flow
+ * again once the node ID is assigned. Needs root.
+ */
+static void test_cache_fence(void)
+{
+	struct uidgen_info in;
+	struct uidgen *g;
+	uint64_t a, b;
+
+	if (uidgen_open(&g, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	CHECK(uidgen_info(g, &in) == 0 && in.node_id != UIDGEN_NODE_NONE,
+	      "info");
+	CHECK(uidgen_next(g, &a) == 0 && uidgen_next(g, &b) == 0 && b == a + 1,
+	      "a cached run");
+	CHECK(uidgen_revoke_node(g) == 0, "revoke");
+	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "fenced off");
+	CHECK(uidgen_set_node(g, in.node_id) == 0, "assign %u again", in.node_id);
+	CHECK(uidgen_next(g, &b) == 0 && b > a + 1, "issues again");
+	uidgen_close(g);
+}
+
+/* Threads exit with their caches: no leak, and new threads start empty. */
+static void *next_thread(void *p)
+{
+	uint64_t id;
+
+	return (void *)(long)uidgen_next(p, &id);
+}
+
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int c, n = 0;
+
+	if (!f)
+		return -1;
+	while ((c = getc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static void test_cache_threads(void)
+{
+	struct uidgen *g;
+	pthread_t t;
+	void *ret;
+	int i, bad = 0, maps;
+
+	if (uidgen_open(&g, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	/* One thread first, so that libc's own first-thread set-up is done. */
+	pthread_create(&t, NULL, next_thread, g);
+	pthread_join(t, NULL);
+	maps = count_maps();
+	for (i = 0; i < 2000; i++) {
+		if (pthread_create(&t, NULL, next_thread, g)) {
+			bad++;
+			break;
+		}
+		pthread_join(t, &ret);
+		bad += ret != NULL;
+	}
+	CHECK(bad == 0, "%d threads failed", bad);
+	CHECK(count_maps() == maps, "%d mappings before, %d after 2000 threads",
+	      maps, count_maps());
+	uidgen_close(g);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..6\n");
+	printf("TAP version 13\n1..10\n");
 	RUN(test_format_parse);
 	RUN(test_b32_sorts);
 	RUN(test_decode);
 	RUN(test_errors_keep_errno);
 	RUN(test_device);
 	RUN(test_fork);
+	RUN(test_cache_staleness);
+	RUN(test_cache_off_and_errors);
+	RUN(test_cache_threads);
+	RUN(test_cache_fence);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       passed, failed);
 	return failed ? 1 : 0;
