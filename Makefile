@@ -6,6 +6,7 @@
 #   make demo       set up this machine, boot a throwaway VM, show IDs
 #   make check      set up this machine, run every test suite in a VM,
 #                   and KUnit on a debug kernel
+#   make bench      set up, boot a VM, print the benchmark table and plot
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make sparse     build the module under sparse
@@ -42,6 +43,11 @@ check: setup
 	$(MAKE) userlib tests
 	tests/check.sh
 
+bench: setup
+	$(MAKE) module userlib
+	$(MAKE) -C bench
+	bench/bench.sh
+
 kunit: setup
 	tests/kunit/run.sh
 
@@ -55,6 +61,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userlib clean
 	$(MAKE) -C selftests clean
+	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check kunit style sparse clean
+.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse clean

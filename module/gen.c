@@ -158,24 +158,12 @@ int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
 
 	g->l = *l;
 	g->tick_ns = (u64)l->tick_us * NSEC_PER_USEC;
+	g->tick_recip = div64_u64(U64_MAX, g->tick_ns);
 	g->max_tick = (1ULL << l->ts_bits) - 1;
 	g->offset_ns = (s64)(wall_ns - epoch_ns) - (s64)boot_ns;
 	g->anchor_ms = wall_ms;
 	g->nr_slots = 1U << l->slot_bits;
 	return 0;
-}
-
-/**
- * uidgen_tick() - The tick at a boot-time instant.
- * @g: the generator
- * @boot_ns: CLOCK_BOOTTIME in ns, not earlier than at uidgen_gen_init()
- *
- * Context: any.
- * Return: ticks since the epoch (may exceed @g->max_tick: callers check).
- */
-u64 uidgen_tick(const struct uidgen_gen *g, u64 boot_ns)
-{
-	return div64_u64(boot_ns + READ_ONCE(g->offset_ns), g->tick_ns);
 }
 
 /**
@@ -233,54 +221,6 @@ static void uidgen_atomic_max(atomic64_t *v, s64 min)
 
 	while (old < min && !atomic64_try_cmpxchg(v, &old, min))
 		;
-}
-
-/**
- * uidgen_reserve() - Take a run of consecutive sequence numbers in one tick.
- * @g: the generator
- * @s: one of its slots
- * @now: the current tick, at most @g->max_tick
- * @n: how many are wanted, at least 1
- * @first: out: the first (tick << seq_bits | seq) of the run
- * @wait_tick: out, when 0 is returned: the tick the caller must wait for
- *
- * The run never crosses a tick, so it may be shorter than @n. It may be
- * in a tick up to @g->max_borrow ticks ahead of @now once @now's sequence
- * numbers are spent, and never beyond @g->max_tick. The caller owns
- * @first .. @first + return - 1.
- *
- * Context: any; lock-free.
- * Return: the length of the run; 0 if the slot is as far ahead of @now as
- * it may go and the caller must wait for *@wait_tick; -EOVERFLOW if the
- * timestamp field is spent.
- */
-int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s, u64 now,
-		   u32 n, u64 *first, u64 *wait_tick)
-{
-	unsigned int seq_bits = g->l.seq_bits;
-	unsigned int borrow = READ_ONCE(g->max_borrow);
-	u64 limit = min(now + borrow, g->max_tick);
-	u64 end = (limit + 1) << seq_bits;
-	s64 old = atomic64_read(&s->last);
-	u64 base, got, tick;
-
-	if ((u64)old >> seq_bits > now)
-		atomic64_inc(&s->behind);
-	do {
-		base = max_t(u64, (u64)old + 1, now << seq_bits);
-		tick = base >> seq_bits;
-		if (base >= end) {
-			if (tick > g->max_tick)
-				return -EOVERFLOW;
-			*wait_tick = tick - borrow;
-			return 0;
-		}
-		got = min_t(u64, n, ((tick + 1) << seq_bits) - base);
-	} while (!atomic64_try_cmpxchg(&s->last, &old, base + got - 1));
-
-	atomic64_add(got, &s->issued);
-	*first = base;
-	return got;
 }
 
 /**

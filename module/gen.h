@@ -10,6 +10,8 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 /* Limits on each field's width; the four widths must add up to 63. */
@@ -45,7 +47,6 @@ struct uidgen_layout {
 /**
  * struct uidgen_slot - one slot's state and counters
  * @last: the last (tick << seq_bits | seq) this slot issued, 0 before any
- * @issued: IDs handed out
  * @waits: times a caller had to wait for a later tick
  * @behind: times a caller's clock reading was behind the slot's last tick
  *	(another CPU read the clock later, or the slot borrowed ahead)
@@ -56,7 +57,6 @@ struct uidgen_layout {
  */
 struct uidgen_slot {
 	atomic64_t last;
-	atomic64_t issued;
 	atomic64_t waits;
 	atomic64_t behind;
 } ____cacheline_aligned_in_smp;
@@ -65,6 +65,7 @@ struct uidgen_slot {
  * struct uidgen_gen - a generator
  * @l: its layout
  * @tick_ns: length of one tick in ns
+ * @tick_recip: U64_MAX / @tick_ns, to divide by @tick_ns with a multiply
  * @max_tick: the largest tick the timestamp field holds
  * @offset_ns: added to CLOCK_BOOTTIME to give ns since the epoch; set at
  *	load and only ever moved forward (by a floor)
@@ -76,6 +77,7 @@ struct uidgen_slot {
 struct uidgen_gen {
 	struct uidgen_layout l;
 	u64 tick_ns;
+	u64 tick_recip;
 	u64 max_tick;
 	s64 offset_ns;
 	u64 anchor_ms;
@@ -89,12 +91,9 @@ u64 uidgen_exhausts_at_ms(const struct uidgen_layout *l);
 int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
 		    u64 wall_ns, u64 boot_ns, u64 min_life_ms,
 		    char *msg, size_t len);
-u64 uidgen_tick(const struct uidgen_gen *g, u64 boot_ns);
 u64 uidgen_tick_start(const struct uidgen_gen *g, u64 tick);
 u64 uidgen_ms_to_tick(const struct uidgen_gen *g, u64 unix_ms);
 u64 uidgen_tick_end_ms(const struct uidgen_gen *g, u64 tick);
-int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s, u64 now,
-		   u32 n, u64 *first, u64 *wait_tick);
 int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns);
 void uidgen_fence_slots(struct uidgen_gen *g);
 u64 uidgen_high_water(const struct uidgen_gen *g);
@@ -117,6 +116,79 @@ static inline u64 uidgen_compose(const struct uidgen_layout *l, u64 tseq,
 
 	return ((tseq >> l->seq_bits) << (wbits + l->seq_bits)) |
 	       (worker << l->seq_bits) | seq;
+}
+
+/*
+ * The hot path, inline so that minting an ID calls nothing but the clock.
+ */
+
+/**
+ * uidgen_tick() - The tick at a boot-time instant.
+ * @g: the generator
+ * @boot_ns: CLOCK_BOOTTIME in ns, not earlier than at uidgen_gen_init()
+ *
+ * Context: any.
+ * Return: ticks since the epoch (may exceed @g->max_tick: callers check).
+ */
+static inline u64 uidgen_tick(const struct uidgen_gen *g, u64 boot_ns)
+{
+	u64 ns = boot_ns + READ_ONCE(g->offset_ns);
+	/*
+	 * ns / tick_ns without a divide (the hot path's dearest instruction):
+	 * the reciprocal's rounding makes q short by at most 2, fixed below.
+	 */
+	u64 q = mul_u64_u64_shr(ns, g->tick_recip, 64);
+
+	while (ns - q * g->tick_ns >= g->tick_ns)
+		q++;
+	return q;
+}
+
+/**
+ * uidgen_reserve() - Take a run of consecutive sequence numbers in one tick.
+ * @g: the generator
+ * @s: one of its slots
+ * @now: the current tick, at most @g->max_tick
+ * @n: how many are wanted, at least 1
+ * @first: out: the first (tick << seq_bits | seq) of the run
+ * @wait_tick: out, when 0 is returned: the tick the caller must wait for
+ *
+ * The run never crosses a tick, so it may be shorter than @n. It may be
+ * in a tick up to @g->max_borrow ticks ahead of @now once @now's sequence
+ * numbers are spent, and never beyond @g->max_tick. The caller owns
+ * @first .. @first + return - 1.
+ *
+ * Context: any; lock-free.
+ * Return: the length of the run; 0 if the slot is as far ahead of @now as
+ * it may go and the caller must wait for *@wait_tick; -EOVERFLOW if the
+ * timestamp field is spent.
+ */
+static inline int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s,
+				 u64 now, u32 n, u64 *first, u64 *wait_tick)
+{
+	unsigned int seq_bits = g->l.seq_bits;
+	unsigned int borrow = READ_ONCE(g->max_borrow);
+	u64 limit = min(now + borrow, g->max_tick);
+	u64 end = (limit + 1) << seq_bits;
+	s64 old = atomic64_read(&s->last);
+	u64 base, got, tick;
+
+	if ((u64)old >> seq_bits > now)
+		atomic64_inc(&s->behind);
+	do {
+		base = max_t(u64, (u64)old + 1, now << seq_bits);
+		tick = base >> seq_bits;
+		if (base >= end) {
+			if (tick > g->max_tick)
+				return -EOVERFLOW;
+			*wait_tick = tick - borrow;
+			return 0;
+		}
+		got = min_t(u64, n, ((tick + 1) << seq_bits) - base);
+	} while (!atomic64_try_cmpxchg(&s->last, &old, base + got - 1));
+
+	*first = base;
+	return got;
 }
 
 #endif /* _UIDGEN_GEN_H */

@@ -28,7 +28,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/srcu.h>
+#include <linux/percpu-rwsem.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -43,8 +43,8 @@
 #define UIDGEN_VERSION_PATCH	0
 #define UIDGEN_VERSION_STR	"1.2.0"
 
-/* IDs composed on the stack per copy_to_user(): 512 bytes. */
-#define UIDGEN_CHUNK		64
+/* Most IDs minted per reservation: one page of them. */
+#define UIDGEN_CHUNK		(PAGE_SIZE / sizeof(u64))
 /* Check for signals and reschedule after about a page of IDs. */
 #define UIDGEN_RESCHED_IDS	(PAGE_SIZE / sizeof(u64))
 #define UIDGEN_MS_PER_DAY	(86400ULL * MSEC_PER_SEC)
@@ -81,12 +81,17 @@ static struct uidgen_gen uidgen;
 
 /*
  * The node ID, or -1 while none is assigned. Changed only under
- * uidgen_node_lock; read locklessly, inside uidgen_srcu, by every chunk of
- * IDs minted, so that a revoke can wait for the chunks that saw the old one.
+ * uidgen_node_lock, and revoked only with uidgen_fence_sem held for
+ * writing. Every chunk of IDs is minted and copied out with
+ * uidgen_fence_sem held for reading: a per-CPU count, with no barrier and
+ * no shared cache line, so readers pay almost nothing and a revoke waits
+ * for every chunk that saw the old node ID.
  */
 static int uidgen_node = -1;
 static DEFINE_MUTEX(uidgen_node_lock);
-DEFINE_STATIC_SRCU(uidgen_srcu);
+DEFINE_STATIC_PERCPU_RWSEM(uidgen_fence_sem);
+/* IDs issued, per CPU and slot: [cpu][slot]. */
+static u64 __percpu *uidgen_issued;
 /*
  * The page mmap() maps: its fence changes on every revoke, so that runs
  * cached in userspace (UIDGEN_IOC_RESERVE) stop being handed out too.
@@ -138,23 +143,20 @@ int uidgen_assign_node(u32 node)
 
 /*
  * Stop issuing under the current node ID. Once this returns, no ID with
- * that node ID will leave the kernel: every chunk that read it has been
- * copied out (or dropped) before synchronize_srcu() returns.
+ * that node ID will leave the kernel: taking uidgen_fence_sem for writing
+ * waits for every chunk in flight to be copied out (or dropped), and the
+ * fence on the shared page has moved, for runs cached in userspace.
  */
 static void uidgen_revoke_node(const char *why)
 {
 	int old;
 
 	mutex_lock(&uidgen_node_lock);
+	percpu_down_write(&uidgen_fence_sem);
 	old = uidgen_node;
 	WRITE_ONCE(uidgen_node, -1);
-	/*
-	 * A reserver reads the fence before the node ID (uidgen_take()): one
-	 * that saw the old node ID reports the old fence.
-	 */
-	smp_wmb();
 	WRITE_ONCE(uidgen_shared->fence, uidgen_shared->fence + 1);
-	synchronize_srcu(&uidgen_srcu);
+	percpu_up_write(&uidgen_fence_sem);
 	mutex_unlock(&uidgen_node_lock);
 	if (old >= 0)
 		pr_warn("node ID %d revoked (%s): no ID is issued until a node ID is assigned\n",
@@ -291,13 +293,14 @@ static int uidgen_wait_tick(u64 tick)
 }
 
 /*
- * Reserve up to @n IDs from slot @slot. Called inside uidgen_srcu, which
- * must be held until the IDs are out of the kernel. Returns the length of
- * the run, with its first ID in *@id and its fence in *@fence; 0 if the
- * caller must wait for *@wait_tick; or -EADDRNOTAVAIL, -EOVERFLOW.
+ * Reserve up to @n IDs from slot @slot. Called with uidgen_fence_sem held
+ * for reading, which must stay held until the IDs are out of the kernel.
+ * Returns the length of the run, with its first ID in *@id and its fence
+ * in *@fence; 0 if the caller must wait for *@wait_tick; or
+ * -EADDRNOTAVAIL, -EOVERFLOW.
  */
-static int uidgen_take(unsigned int slot, u32 n, u64 *id, u32 *fence,
-		       u64 *wait_tick)
+static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
+				       u32 *fence, u64 *wait_tick)
 {
 	const struct uidgen_layout *l = &uidgen.l;
 	u64 now, first;
@@ -306,16 +309,50 @@ static int uidgen_take(unsigned int slot, u32 n, u64 *id, u32 *fence,
 	now = uidgen_tick(&uidgen, ktime_get_boottime_ns());
 	if (now > uidgen.max_tick)
 		return -EOVERFLOW;
-	*fence = READ_ONCE(uidgen_shared->fence);
-	smp_rmb();	/* pairs with uidgen_revoke_node() */
 	node = READ_ONCE(uidgen_node);
 	if (node < 0)
 		return -EADDRNOTAVAIL;
 	got = uidgen_reserve(&uidgen, &uidgen.slots[slot], now, n, &first,
 			     wait_tick);
-	if (got > 0)
+	if (got > 0) {
 		*id = uidgen_compose(l, first, ((u64)node << l->slot_bits) | slot);
+		*fence = READ_ONCE(uidgen_shared->fence);
+		this_cpu_add(uidgen_issued[slot], got);
+	}
 	return got;
+}
+
+/*
+ * Enter a chunk: false if a revoke holds the fence, in which case the
+ * node ID is on its way out and the caller fails with EADDRNOTAVAIL
+ * rather than sleep behind it.
+ */
+static bool uidgen_enter(void)
+{
+	return percpu_down_read_trylock(&uidgen_fence_sem);
+}
+
+static void uidgen_leave(void)
+{
+	percpu_up_read(&uidgen_fence_sem);
+}
+
+/*
+ * Store @n consecutive IDs from @id at @dst, in one pass with no bounce
+ * buffer. Returns how many were stored before a fault, if any.
+ */
+static __always_inline unsigned int uidgen_store(u64 __user *dst, u64 id,
+						 unsigned int n)
+{
+	unsigned int i = 0;
+
+	if (!user_access_begin(dst, n * sizeof(u64)))
+		return 0;
+	for (; i < n; i++)
+		unsafe_put_user(id + i, dst + i, fault);
+fault:
+	user_access_end();
+	return i;
 }
 
 /*
@@ -348,24 +385,22 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 {
 	unsigned int slot = uidgen_my_slot();
 	size_t done = 0, since_check = 0;
-	u64 buf[UIDGEN_CHUNK];
+	unsigned int stored = 0;
 	u64 id, wait_tick;
-	unsigned int left;
-	int idx, got, i;
 	long err = 0;
 	u32 fence;
+	int got;
 
 	while (done < n) {
-		left = 0;
-		idx = srcu_read_lock(&uidgen_srcu);
+		if (!uidgen_enter()) {
+			err = -EADDRNOTAVAIL;
+			break;
+		}
 		got = uidgen_take(slot, min_t(size_t, n - done, UIDGEN_CHUNK),
 				  &id, &fence, &wait_tick);
-		if (got > 0) {
-			for (i = 0; i < got; i++)
-				buf[i] = id + i;
-			left = copy_to_user(dst + done, buf, got * sizeof(u64));
-		}
-		srcu_read_unlock(&uidgen_srcu, idx);
+		if (got > 0)
+			stored = uidgen_store(dst + done, id, got);
+		uidgen_leave();
 
 		if (got < 0) {
 			err = got;
@@ -377,8 +412,8 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 				break;
 			continue;
 		}
-		done += got - DIV_ROUND_UP(left, sizeof(u64));
-		if (left) {
+		done += stored;
+		if (stored < got) {
 			err = -EFAULT;
 			break;
 		}
@@ -458,8 +493,8 @@ static long uidgen_ioctl_reserve(struct file *file,
 	unsigned int slot = uidgen_my_slot();
 	struct uidgen_reserve r;
 	u64 wait_tick;
-	int idx, got;
 	long ret;
+	int got;
 
 	ret = uidgen_copy_arg(&r, sizeof(r), sizeof(r), uarg);
 	if (ret)
@@ -473,17 +508,18 @@ static long uidgen_ioctl_reserve(struct file *file,
 
 	for (;;) {
 		ret = 0;
-		idx = srcu_read_lock(&uidgen_srcu);
+		if (!uidgen_enter())
+			return -EADDRNOTAVAIL;
 		got = uidgen_take(slot, r.count, &r.first, &r.fence, &wait_tick);
 		if (got > 0) {
 			r.count = got;
 			r.expires_ns = uidgen_tick_start(&uidgen,
 							 (r.first >> shift) + 1);
-			/* Inside the read section: a revoke waits for it. */
+			/* Inside the fence: a revoke waits for it. */
 			if (copy_to_user(uarg, &r, sizeof(r)))
 				ret = -EFAULT;
 		}
-		srcu_read_unlock(&uidgen_srcu, idx);
+		uidgen_leave();
 		if (got)
 			return got < 0 ? got : ret ? ret : got;
 		ret = uidgen_wait(slot, wait_tick, file->f_flags & O_NONBLOCK);
@@ -647,11 +683,24 @@ static u64 uidgen_slot_sum(size_t off)
 	return sum;
 }
 
+/* IDs slot @slot issued, or all slots' with @slot = -1. */
+static u64 uidgen_issued_sum(int slot)
+{
+	unsigned int i;
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < uidgen.nr_slots; i++)
+			if (slot < 0 || i == slot)
+				sum += *per_cpu_ptr(&uidgen_issued[i], cpu);
+	return sum;
+}
+
 static ssize_t issued_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%llu\n",
-			  uidgen_slot_sum(offsetof(struct uidgen_slot, issued)));
+	return sysfs_emit(buf, "%llu\n", uidgen_issued_sum(-1));
 }
 static DEVICE_ATTR_RO(issued);
 
@@ -705,7 +754,7 @@ static int uidgen_slots_show(struct seq_file *m, void *v)
 		u64 tick = (u64)atomic64_read(&s->last) >> uidgen.l.seq_bits;
 
 		seq_printf(m, "%u %lld %lld %lld %llu %llu\n", i,
-			   atomic64_read(&s->issued), atomic64_read(&s->waits),
+			   uidgen_issued_sum(i), atomic64_read(&s->waits),
 			   atomic64_read(&s->behind), tick,
 			   tick > now ? tick - now : 0);
 	}
@@ -774,8 +823,10 @@ static int __init uidgen_init(void)
 			       GFP_KERNEL);
 	if (!uidgen.slots)
 		return -ENOMEM;
+	uidgen_issued = __alloc_percpu(uidgen.nr_slots * sizeof(u64),
+				       __alignof__(u64));
 	uidgen_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!uidgen_page) {
+	if (!uidgen_page || !uidgen_issued) {
 		ret = -ENOMEM;
 		goto err_free_slots;
 	}
@@ -821,6 +872,7 @@ err_unregister_vmfork:
 err_free_slots:
 	if (uidgen_page)
 		__free_page(uidgen_page);
+	free_percpu(uidgen_issued);
 	kfree(uidgen.slots);
 	return ret;
 }
@@ -832,6 +884,7 @@ static void __exit uidgen_exit(void)
 	misc_deregister(&uidgen_misc);
 	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
 	__free_page(uidgen_page);
+	free_percpu(uidgen_issued);
 	kfree(uidgen.slots);
 }
 

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uidgen_bench: what an ID costs, from /dev/uid and from the alternatives,
+ * measured in one process on one boot. A benchmark, not a test: it prints
+ * and never judges, except that a call that fails stops it.
+ *
+ *   uidgen_bench cost      per-ID cost of every way to get an ID
+ *   uidgen_bench quick     read() of one ID against /dev/zero alone
+ *   uidgen_bench curve     per-ID cost against batch size (for the plot)
+ *   uidgen_bench scale     1 and 2 threads on 2 CPUs
+ *   uidgen_bench ceiling   IDs/s per slot against the layout's ceiling
+ *
+ * Each figure is the best of 25 rounds of about 20 ms each (the VM's
+ * timing noise only ever adds time); the cost table takes its rows in
+ * turns, so that a slow spell of the host cannot favour one row over
+ * another. Times are CLOCK_MONOTONIC.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include <linux/uidgen.h>
+#include "uidgen.h"
+
+#define ROUNDS		25
+#define ROUND_NS	20000000ULL
+#define MAX_IDS		65536
+
+/* What one call of an operation needs; one per thread. */
+struct ctx {
+	int fd, zero;
+	struct uidgen *g;	/* cached uidgen_next() */
+	struct uidgen *raw;	/* uncached uidgen_next() */
+	uint32_t n;		/* IDs (or 8-byte units) per call */
+	uint64_t *buf;
+	uint64_t sink;
+};
+
+/* One call; returns the IDs (or 8-byte units) it produced, < 0 on error. */
+typedef long (*op_fn)(struct ctx *c);
+
+static struct uidgen_info info;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "uidgen_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static long op_getppid(struct ctx *c)
+{
+	c->sink += getppid();
+	return 1;
+}
+
+static long op_zero(struct ctx *c)
+{
+	ssize_t r = read(c->zero, c->buf, c->n * 8);
+
+	return r < 0 ? -1 : r / 8;
+}
+
+static long op_read(struct ctx *c)
+{
+	ssize_t r = read(c->fd, c->buf, c->n * 8);
+
+	return r < 0 ? -1 : r / 8;
+}
+
+static long op_batch(struct ctx *c)
+{
+	struct uidgen_batch b = {
+		.size = sizeof(b), .count = c->n, .ids = (uintptr_t)c->buf,
+	};
+
+	return ioctl(c->fd, UIDGEN_IOC_BATCH, &b);
+}
+
+/* Reserve a run and mint it into the buffer: the caller's own loop. */
+static long op_reserve(struct ctx *c)
+{
+	struct uidgen_reserve r = { .size = sizeof(r), .count = c->n };
+	uint32_t i;
+
+	if (ioctl(c->fd, UIDGEN_IOC_RESERVE, &r) < 0)
+		return -1;
+	for (i = 0; i < r.count; i++)
+		c->buf[i] = r.first + i;
+	return r.count;
+}
+
+static long op_next(struct ctx *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (uidgen_next(c->g, &c->buf[i]))
+			return -1;
+	return c->n;
+}
+
+static long op_next_raw(struct ctx *c)
+{
+	return uidgen_next(c->raw, c->buf) ? -1 : 1;
+}
+
+static long op_clock(struct ctx *c)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	c->sink += ts.tv_nsec;
+	return 1;
+}
+
+static long op_getrandom(struct ctx *c)
+{
+	return getrandom(c->buf, 8, 0) == 8 ? 1 : -1;
+}
+
+/* What a shell script or a quick program does: open, read, close. */
+static long op_proc_uuid(struct ctx *c)
+{
+	int fd = open("/proc/sys/kernel/random/uuid", O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = read(fd, c->buf, 40);
+	close(fd);
+	return r == 37 ? 1 : -1;
+}
+
+static long op_uuid_random(struct ctx *c)
+{
+	uuid_generate_random((unsigned char *)c->buf);
+	return 1;
+}
+
+static long op_uuid_time(struct ctx *c)
+{
+	uuid_generate_time((unsigned char *)c->buf);
+	return 1;
+}
+
+/*
+ * A plain userspace Snowflake in this process: one 64-bit state (tick <<
+ * seq_bits | seq), advanced by compare-and-swap, and the wall clock read
+ * for every ID. Same layout as the module's, so the same IDs per tick.
+ */
+static uint64_t sf_state;
+
+static long op_snowflake(struct ctx *c)
+{
+	unsigned int low = info.node_bits + info.slot_bits;
+	uint64_t old, new, now, tick;
+	struct timespec ts;
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		tick = ((uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 -
+			info.epoch_ms * 1000) / info.tick_us;
+		now = tick << info.seq_bits;
+		old = __atomic_load_n(&sf_state, __ATOMIC_RELAXED);
+		do {
+			new = old + 1 > now ? old + 1 : now;
+		} while (!__atomic_compare_exchange_n(&sf_state, &old, new, 0,
+						      __ATOMIC_SEQ_CST,
+						      __ATOMIC_RELAXED));
+		c->buf[i] = (new >> info.seq_bits) << (low + info.seq_bits) |
+			    (new & ((1ULL << info.seq_bits) - 1));
+	}
+	return c->n;
+}
+
+/*
+ * Iterations of @fn that take about ROUND_NS, after a warm-up of as long
+ * (first calls fault pages in and fill caches; counting them would make a
+ * round of a handful of slow calls).
+ */
+static uint64_t calibrate(op_fn fn, struct ctx *c)
+{
+	uint64_t iters = 1, t0, t;
+
+	t0 = now_ns();
+	while (now_ns() - t0 < ROUND_NS)
+		if (fn(c) < 0)
+			die("warming up");
+	for (;;) {
+		t0 = now_ns();
+		for (t = 0; t < iters; t++)
+			if (fn(c) < 0)
+				die("calibrating");
+		if (now_ns() - t0 > ROUND_NS / 10 || iters > (1ULL << 40))
+			return iters * 10;
+		iters *= 2;
+	}
+}
+
+/* One round: ns per unit (ID, or 8 bytes for /dev/zero). */
+static double round_ns(op_fn fn, struct ctx *c, uint64_t iters)
+{
+	uint64_t t, t0, units = 0;
+	long r;
+
+	t0 = now_ns();
+	for (t = 0; t < iters; t++) {
+		r = fn(c);
+		if (r < 0)
+			die("measuring");
+		units += r;
+	}
+	return (double)(now_ns() - t0) / units;
+}
+
+/* Best of ROUNDS rounds. */
+static double measure(op_fn fn, struct ctx *c)
+{
+	uint64_t iters = calibrate(fn, c);
+	double best = 1e30, v;
+	int round;
+
+	for (round = 0; round < ROUNDS; round++) {
+		v = round_ns(fn, c, iters);
+		best = v < best ? v : best;
+	}
+	return best;
+}
+
+struct row {
+	const char *name;
+	op_fn fn;
+	uint32_t n;
+	uint64_t iters;
+	double best;
+};
+
+/*
+ * Every row's best of ROUNDS, taken in turns (row 1, row 2, ..., row 1,
+ * ...), so that a slow spell of the host lands on one round of every row
+ * rather than on every round of one row.
+ */
+static void run_rows(struct row *rows, unsigned int nr, struct ctx *c)
+{
+	unsigned int i;
+	int round;
+	double v;
+
+	for (i = 0; i < nr; i++) {
+		c->n = rows[i].n;
+		rows[i].iters = calibrate(rows[i].fn, c);
+		rows[i].best = 1e30;
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		for (i = 0; i < nr; i++) {
+			c->n = rows[i].n;
+			v = round_ns(rows[i].fn, c, rows[i].iters);
+			rows[i].best = v < rows[i].best ? v : rows[i].best;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		printf("%-40s %10.1f %14.0f %8.2f\n", rows[i].name, rows[i].best,
+		       1e9 / rows[i].best, rows[i].best / rows[0].best);
+}
+
+static void open_ctx(struct ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->buf = aligned_alloc(64, MAX_IDS * 8);
+	c->fd = open(UIDGEN_DEVICE, O_RDONLY);
+	c->zero = open("/dev/zero", O_RDONLY);
+	if (!c->buf || c->fd < 0 || c->zero < 0)
+		die("open");
+	if (uidgen_open(&c->g, NULL) || uidgen_open(&c->raw, NULL))
+		die("uidgen_open");
+	if (uidgen_set_cache(c->raw, 0, 0))
+		die("uidgen_set_cache");
+}
+
+static void print_layout(void)
+{
+	printf("# layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, %u slots; max_borrow_ticks: ",
+	       info.ts_bits, info.node_bits, info.slot_bits, info.seq_bits,
+	       info.tick_us, info.nr_slots);
+	fflush(stdout);
+	if (system("cat /sys/module/uidgen/parameters/max_borrow_ticks"))
+		printf("?\n");
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+enum { R_PPID, R_ZERO8, R_ZERO32K, R_READ1, R_READ512, R_BATCH1, R_BATCH64,
+       R_BATCH4096, R_RESERVE, R_NEXT, R_NEXT_RAW, R_GETRANDOM, R_PROC_UUID,
+       R_UUID_RANDOM, R_UUID_TIME, R_SNOWFLAKE, R_CLOCK, R_NR };
+
+static void cost(void)
+{
+	static struct row rows[R_NR] = {
+		[R_PPID] = { "getppid()", op_getppid, 1 },
+		[R_ZERO8] = { "read(/dev/zero, 8 B)", op_zero, 1 },
+		[R_ZERO32K] = { "read(/dev/zero, 32 KiB) per 8 B", op_zero, 4096 },
+		[R_READ1] = { "read(/dev/uid) 1 ID", op_read, 1 },
+		[R_READ512] = { "read(/dev/uid) 512 IDs", op_read, 512 },
+		[R_BATCH1] = { "BATCH 1", op_batch, 1 },
+		[R_BATCH64] = { "BATCH 64", op_batch, 64 },
+		[R_BATCH4096] = { "BATCH 4096", op_batch, 4096 },
+		[R_RESERVE] = { "RESERVE 4096 + local minting", op_reserve, 4096 },
+		[R_NEXT] = { "uidgen_next() with the cache", op_next, 1 },
+		[R_NEXT_RAW] = { "uidgen_next() without it", op_next_raw, 1 },
+		[R_GETRANDOM] = { "getrandom(8 B)", op_getrandom, 1 },
+		[R_PROC_UUID] = { "/proc/sys/kernel/random/uuid", op_proc_uuid, 1 },
+		[R_UUID_RANDOM] = { "libuuid uuid_generate_random()", op_uuid_random, 1 },
+		[R_UUID_TIME] = { "libuuid uuid_generate_time()", op_uuid_time, 1 },
+		[R_SNOWFLAKE] = { "userspace Snowflake (CAS + clock)", op_snowflake, 1 },
+		[R_CLOCK] = { "clock_gettime(CLOCK_BOOTTIME) alone", op_clock, 1 },
+	};
+	struct ctx c;
+
+	open_ctx(&c);
+	pin(0);
+	print_layout();
+	printf("# best of %d rounds of ~%llu ms, rows taken in turns\n", ROUNDS,
+	       ROUND_NS / 1000000);
+	printf("%-40s %10s %14s %8s\n", "row (per ID; /dev/zero per 8 bytes)",
+	       "ns/ID", "IDs/s", "ratio");
+	run_rows(rows, R_NR, &c);
+	printf("# target: read 1 ID / read(/dev/zero, 8 B) = %.2f (<= 1.25)\n",
+	       rows[R_READ1].best / rows[R_ZERO8].best);
+	printf("# target: BATCH 4096 per ID / read(/dev/zero, 32 KiB) per 8 B = %.2f (<= 2)\n",
+	       rows[R_BATCH4096].best / rows[R_ZERO32K].best);
+	printf("# target: uidgen_next() with the cache / userspace Snowflake = %.2f (<= 1.0)\n",
+	       rows[R_NEXT].best / rows[R_SNOWFLAKE].best);
+}
+
+/* The read() target alone: a quicker look while working on the module. */
+static void quick(void)
+{
+	static struct row rows[] = {
+		{ "read(/dev/zero, 8 B)", op_zero, 1, 0, 0 },
+		{ "read(/dev/uid) 1 ID", op_read, 1, 0, 0 },
+		{ "getppid()", op_getppid, 1, 0, 0 },
+	};
+	struct ctx c;
+
+	open_ctx(&c);
+	pin(0);
+	run_rows(rows, 3, &c);
+}
+
+/* Per-ID cost against IDs per call: "n read batch reserve" lines. */
+static void curve(void)
+{
+	struct ctx c;
+	uint32_t n;
+
+	open_ctx(&c);
+	pin(0);
+	print_layout();
+	printf("# n read_ns batch_ns reserve_ns (per ID)\n");
+	for (n = 1; n <= MAX_IDS; n *= 4) {
+		printf("%u", n);
+		c.n = n;
+		printf(" %.2f", measure(op_read, &c));
+		printf(" %.2f", measure(op_batch, &c));
+		if (n <= 1U << info.seq_bits)
+			printf(" %.2f", measure(op_reserve, &c));
+		printf("\n");
+		fflush(stdout);
+	}
+}
+
+/* One cache line each: the counters must not bounce between CPUs. */
+struct scale_arg {
+	op_fn fn;
+	uint32_t n;
+	int cpu;
+	uint64_t ids;
+	volatile int *stop;
+} __attribute__((aligned(64)));
+
+static void *scale_thread(void *p)
+{
+	struct scale_arg *a = p;
+	uint64_t ids = 0;
+	struct ctx c;
+	long r;
+
+	open_ctx(&c);
+	c.n = a->n;
+	pin(a->cpu);
+	while (!*a->stop) {
+		r = a->fn(&c);
+		if (r < 0)
+			die("scale");
+		ids += r;
+	}
+	a->ids = ids;
+	return NULL;
+}
+
+/* IDs/s of @threads threads, one per CPU, over @ms milliseconds. */
+static double run_threads(op_fn fn, uint32_t n, int threads, int ms)
+{
+	struct scale_arg a[2];
+	pthread_t t[2];
+	volatile int stop = 0;
+	uint64_t t0, ids = 0;
+	int i;
+
+	for (i = 0; i < threads; i++) {
+		a[i] = (struct scale_arg){ .fn = fn, .n = n, .cpu = i,
+					   .stop = &stop };
+		if (pthread_create(&t[i], NULL, scale_thread, &a[i]))
+			die("pthread_create");
+	}
+	t0 = now_ns();
+	usleep(ms * 1000);
+	stop = 1;
+	for (i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		ids += a[i].ids;
+	}
+	return ids * 1e9 / (now_ns() - t0);
+}
+
+static void scale(void)
+{
+	static const struct {
+		const char *name;
+		op_fn fn;
+		uint32_t n;
+	} ops[] = {
+		{ "getppid() (the machine's own scaling)", op_getppid, 1 },
+		{ "read(/dev/zero, 32 KiB) per 8 B", op_zero, 4096 },
+		{ "clock_gettime(CLOCK_BOOTTIME) (vDSO)", op_clock, 1 },
+		{ "read(/dev/uid) 1 ID", op_read, 1 },
+		{ "BATCH 4096", op_batch, 4096 },
+		{ "uidgen_next() with the cache", op_next, 64 },
+		{ "userspace Snowflake (one state)", op_snowflake, 64 },
+	};
+	unsigned int i;
+
+	print_layout();
+	printf("%-40s %14s %14s %8s\n", "row", "1 thread IDs/s",
+	       "2 threads IDs/s", "2T/1T");
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		double one = 0, two = 0, v;
+		int k;
+
+		/* Best of three 300 ms runs each. */
+		for (k = 0; k < 3; k++) {
+			v = run_threads(ops[i].fn, ops[i].n, 1, 300);
+			one = v > one ? v : one;
+			v = run_threads(ops[i].fn, ops[i].n, 2, 300);
+			two = v > two ? v : two;
+		}
+		printf("%-40s %14.0f %14.0f %8.2f\n", ops[i].name, one, two,
+		       two / one);
+		fflush(stdout);
+	}
+}
+
+/*
+ * The layout's own ceiling: one slot issues at most 1 << seq_bits IDs per
+ * tick. One thread pinned to one CPU (one slot), asking for a whole tick
+ * per call, for two seconds.
+ */
+static void ceiling(void)
+{
+	double limit = (double)(1ULL << info.seq_bits) * 1e6 / info.tick_us;
+	double v;
+
+	print_layout();
+	printf("# ceiling per slot: %.0f IDs/s (%llu per %u us tick)\n", limit,
+	       1ULL << info.seq_bits, info.tick_us);
+	v = run_threads(op_batch, 1U << info.seq_bits, 1, 2000);
+	printf("%-40s %14.0f IDs/s %6.1f%% of the ceiling\n", "BATCH 4096", v,
+	       100 * v / limit);
+	v = run_threads(op_reserve, 1U << info.seq_bits, 1, 2000);
+	printf("%-40s %14.0f IDs/s %6.1f%% of the ceiling\n",
+	       "RESERVE 4096 + local minting", v, 100 * v / limit);
+	v = run_threads(op_next, 64, 1, 2000);
+	printf("%-40s %14.0f IDs/s %6.1f%% of the ceiling\n",
+	       "uidgen_next() with the cache", v, 100 * v / limit);
+}
+
+int main(int argc, char **argv)
+{
+	int fd = open(UIDGEN_DEVICE, O_RDONLY);
+
+	if (fd < 0)
+		die(UIDGEN_DEVICE);
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (ioctl(fd, UIDGEN_IOC_INFO, &info))
+		die("UIDGEN_IOC_INFO");
+	close(fd);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (argc == 2 && !strcmp(argv[1], "cost"))
+		cost();
+	else if (argc == 2 && !strcmp(argv[1], "quick"))
+		quick();
+	else if (argc == 2 && !strcmp(argv[1], "curve"))
+		curve();
+	else if (argc == 2 && !strcmp(argv[1], "scale"))
+		scale();
+	else if (argc == 2 && !strcmp(argv[1], "ceiling"))
+		ceiling();
+	else {
+		fprintf(stderr, "usage: uidgen_bench cost|curve|scale|ceiling\n");
+		return 2;
+	}
+	return 0;
+}
