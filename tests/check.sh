@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: boot Debian's kernel under QEMU and run every suite in it,
-# then the VMs of their own (snapshot) and the debug kernel (KUnit,
+# make check: boot Debian's 6.1 kernel under QEMU and run every suite in
+# it; build the module for Debian's 6.12 kernel and run the same suites in
+# that; then the VMs of their own (snapshot) and the debug kernel (KUnit,
 # debug-vm); print one line per suite and "N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,9 +16,31 @@ mkdir -p "$out"
 start=$(date +%s)
 tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
 vmrc=$?
-vm_s=$(( $(date +%s) - start ))
 
 . tests/totals.sh
+
+# The same suites on Debian's 6.12 kernel, with the module built for it
+# (W=1, warnings are errors) in a tree of its own.
+kver12=$(tests/qemu/kver.sh 6.12)
+kmod12=$repo/build/kmod-$kver12
+rm -rf "$kmod12"
+mkdir -p "$kmod12"
+cp -r Kbuild module uapi "$kmod12/"
+rm -f "$kmod12"/module/*.o "$kmod12"/module/*.ko "$kmod12"/module/.*.cmd
+if make -C "/usr/src/linux-headers-$kver12" M="$kmod12" W=1 KCFLAGS=-Werror modules \
+	> "$out/build-6.12.log" 2>&1; then
+	echo "build-6.12 1 0" >> "$out/summary.txt"
+	mkdir -p "$out/6.12"
+	UIDGEN_KO=${kmod12#"$repo"/}/module/uidgen.ko \
+		tests/qemu/vm.sh -k "$kver12" -o "$out/6.12" tests/qemu/guest-check.sh
+	rc12=$?
+	[ "$rc12" -eq 0 ] || vmrc=$rc12
+	sed 's|^|6.12/|' "$out/6.12/summary.txt" >> "$out/summary.txt"
+else
+	cat "$out/build-6.12.log"
+	echo "build-6.12 0 1" >> "$out/summary.txt"
+fi
+vm_s=$(( $(date +%s) - start ))
 
 # host_suite NAME COMMAND...: run a suite that prints kselftest-style
 # "# Totals:" itself and record its totals.
@@ -58,17 +81,18 @@ host_suite debug-vm tests/qemu/debug-vm.sh -o "$out/debug-vm"
 kunit_s=$(( $(date +%s) - kstart ))
 
 echo
-echo "== summary ($kver, QEMU TCG: VM suites ${vm_s} s, debug kernel ${kunit_s} s; logs in $out)"
+echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel ${kunit_s} s; logs in $out)"
 total_pass=0
 total_fail=0
 if [ -s "$out/summary.txt" ]; then
 	while read -r name pass fail; do
-		printf '%-16s %s passed, %s failed\n' "$name:" "$pass" "$fail"
+		printf '%-21s %s passed, %s failed\n' "$name:" "$pass" "$fail"
 		total_pass=$((total_pass + pass))
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-expected=15
+# 11 suites on each kernel, the 6.12 build, snapshot, style, kunit, debug-vm.
+expected=27
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

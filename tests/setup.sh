@@ -4,8 +4,9 @@
 # machine lacks. Safe to run again: it installs nothing that is present.
 set -eu
 pkgs="make gcc libc6-dev gcc-multilib kmod cpio gzip xz-utils util-linux
-linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
-linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-nox
+linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64 linux-headers-6.12-amd64
+qemu-system-x86 busybox-static
+linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-nox sparse
 ${UIDGEN_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make style: the kernel's own checkers on every kernel file, from Debian's
 # linux-source-6.12 (unpacked once into the KUnit cache): checkpatch
-# --strict, kernel-doc, and the uapi header alone as C90, included twice.
+# --strict, kernel-doc, and the uapi header alone as C90, included twice;
+# then the module built with W=1 and under sparse (C=2) against both
+# Debian kernels' headers, where any warning is a finding.
 # Prints a "# Totals:" line; exit status 1 on any finding.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +42,24 @@ tmp=$(mktemp -d)
 printf '#include <linux/uidgen.h>\n#include <linux/uidgen.h>\nint main(void) { return 0; }\n' > "$tmp/t.c"
 check "uapi header: C90, -pedantic, included twice" \
 	gcc -std=c90 -pedantic -Wall -Wextra -Werror -Iuapi -o "$tmp/t" "$tmp/t.c"
+
+# build KVER C: the module, out of tree in a scratch copy, with W=1 and
+# C=$2 (0: gcc only, 2: sparse on every file); any warning is a finding.
+build() {
+	local kdir=/usr/src/linux-headers-$1 log
+	[ -d "$kdir" ] || { echo "no headers for $1"; return 1; }
+	rm -rf "$tmp/m"
+	mkdir -p "$tmp/m"
+	cp -r Kbuild module uapi "$tmp/m/"
+	rm -f "$tmp"/m/module/*.o "$tmp"/m/module/*.ko "$tmp"/m/module/.*.cmd
+	log=$(make -C "$kdir" M="$tmp/m" W=1 C="$2" modules 2>&1) || { echo "$log"; return 1; }
+	echo "$log" | grep -E 'warning|error|: note:' | grep -v 'Skipping BTF generation'
+	return 0
+}
+for k in $(tests/qemu/kver.sh 6.1) $(tests/qemu/kver.sh 6.12); do
+	check "make W=1, $k" build "$k" 0
+	check "sparse (make C=2 W=1), $k" build "$k" 2
+done
 rm -rf "$tmp"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ "$fail" -eq 0 ]

@@ -5,7 +5,7 @@
 # $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL".
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
-KO=module/uidgen.ko
+KO=${UIDGEN_KO:-module/uidgen.ko}
 . tests/totals.sh
 : > "$OUT/summary.txt"
 

@@ -9,7 +9,9 @@
 # with 2 CPUs. A tiny busybox initramfs mounts this machine's root
 # read-only over 9p and chroots into it, so the guest runs the very
 # binaries built here; OUTDIR is shared read-write and seen as /mnt.
-# JOB runs as root in the guest with the repository as working directory.
+# JOB runs as root in the guest with the repository as working directory;
+# $UIDGEN_KO (default module/uidgen.ko) says which build of the module to
+# load, for a kernel other than the one module/ was built for.
 #
 # Exit status: the job's own, or 124 on timeout, or 125 if the kernel log
 # shows a warning, oops or BUG (the log is in OUTDIR/dmesg.txt either way).
@@ -100,7 +102,7 @@ cp "$job" "$out/job.sh"
 echo "$repo" > "$out/.repo"
 {
 	echo "set -e"
-	printf 'export UIDGEN_VM_OUT=/mnt UIDGEN_KVER=%q\n' "$kver"
+	printf 'export UIDGEN_VM_OUT=/mnt UIDGEN_KVER=%q UIDGEN_KO=%q\n' "$kver" "${UIDGEN_KO:-module/uidgen.ko}"
 	printf '%q ' sh /mnt/job.sh "$@"
 	echo
 } > "$out/.job"

@@ -6,7 +6,7 @@
 # runs those in a VM of their own.) Run as root in the repository inside the test
 # VM (tests/qemu/vm.sh), with the module not loaded; leaves it unloaded.
 . tests/shell/lib.sh
-KO=module/uidgen.ko
+KO=${UIDGEN_KO:-module/uidgen.ko}
 U=userlib/uidgen
 P=/sys/module/uidgen/parameters
 D=/sys/class/misc/uid

@@ -3,7 +3,7 @@
 # Loading, parameters, sysfs and unloading. Run as root in the repository
 # with the module not loaded; leaves it unloaded.
 . tests/shell/lib.sh
-KO=module/uidgen.ko
+KO=${UIDGEN_KO:-module/uidgen.ko}
 U=userlib/uidgen
 P=/sys/module/uidgen/parameters
 
