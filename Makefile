@@ -10,12 +10,25 @@
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make sparse     build the module under sparse
+#   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
+#                   systemd units, modprobe.d example; DESTDIR and PREFIX
+#                   honoured, KVER picks the kernel (default: as for KDIR)
+#   make uninstall  remove all of it
 #   make clean
 
 # This machine's kernel if it has headers, else Debian's 6.1 headers (the
 # test VM's kernel).
 KVER_TEST = $(shell tests/qemu/kver.sh 6.1 2>/dev/null)
 KDIR ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),/lib/modules/$(shell uname -r)/build,/usr/src/linux-headers-$(KVER_TEST))
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(KVER_TEST))
+MODDIR := /lib/modules/$(KVER)/updates
+MANDIR := $(PREFIX)/share/man
+UNITDIR := $(PREFIX)/lib/systemd/system
+DOCDIR := $(PREFIX)/share/doc/uidgen
+MAN3 := $(notdir $(wildcard man/*.3))
 
 all: module userlib
 
@@ -29,7 +42,7 @@ selftests:
 	$(MAKE) -C selftests
 
 tests: userlib selftests
-	$(MAKE) -C userlib tests/unit
+	$(MAKE) -C userlib tests/unit tests/unit-asan
 
 setup:
 	tests/setup.sh
@@ -57,6 +70,32 @@ style:
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
+install: all
+	install -D -m 0644 module/uidgen.ko $(DESTDIR)$(MODDIR)/uidgen.ko
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+	install -D -m 0644 uapi/linux/uidgen.h $(DESTDIR)$(PREFIX)/include/linux/uidgen.h
+	$(MAKE) -C userlib install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(addprefix man/,$(MAN3))
+	install -D -m 0644 man/uid.4 $(DESTDIR)$(MANDIR)/man4/uid.4
+	install -d $(DESTDIR)$(UNITDIR)
+	for u in systemd/*.service systemd/*.timer; do \
+		sed 's|/usr/bin/uidgen|$(PREFIX)/bin/uidgen|' $$u > $(DESTDIR)$(UNITDIR)/$$(basename $$u); \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$u); \
+	done
+	install -D -m 0644 etc/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.conf.example
+	$(if $(DESTDIR),,ldconfig)
+
+uninstall:
+	rm -f $(DESTDIR)$(MODDIR)/uidgen.ko
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+	rm -f $(DESTDIR)$(PREFIX)/include/linux/uidgen.h
+	$(MAKE) -C userlib uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(MAN3)) $(DESTDIR)$(MANDIR)/man4/uid.4
+	for u in systemd/*.service systemd/*.timer; do rm -f $(DESTDIR)$(UNITDIR)/$$(basename $$u); done
+	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	$(if $(DESTDIR),,ldconfig)
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userlib clean
@@ -64,4 +103,4 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse clean
+.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install uninstall clean

@@ -254,6 +254,8 @@ struct row {
 	double best;
 };
 
+#define ROW(name_, fn_, n_) { .name = (name_), .fn = (fn_), .n = (n_) }
+
 /*
  * Every row's best of ROUNDS, taken in turns (row 1, row 2, ..., row 1,
  * ...), so that a slow spell of the host lands on one round of every row
@@ -322,23 +324,23 @@ enum { R_PPID, R_ZERO8, R_ZERO32K, R_READ1, R_READ512, R_BATCH1, R_BATCH64,
 static void cost(void)
 {
 	static struct row rows[R_NR] = {
-		[R_PPID] = { "getppid()", op_getppid, 1 },
-		[R_ZERO8] = { "read(/dev/zero, 8 B)", op_zero, 1 },
-		[R_ZERO32K] = { "read(/dev/zero, 32 KiB) per 8 B", op_zero, 4096 },
-		[R_READ1] = { "read(/dev/uid) 1 ID", op_read, 1 },
-		[R_READ512] = { "read(/dev/uid) 512 IDs", op_read, 512 },
-		[R_BATCH1] = { "BATCH 1", op_batch, 1 },
-		[R_BATCH64] = { "BATCH 64", op_batch, 64 },
-		[R_BATCH4096] = { "BATCH 4096", op_batch, 4096 },
-		[R_RESERVE] = { "RESERVE 4096 + local minting", op_reserve, 4096 },
-		[R_NEXT] = { "uidgen_next() with the cache", op_next, 1 },
-		[R_NEXT_RAW] = { "uidgen_next() without it", op_next_raw, 1 },
-		[R_GETRANDOM] = { "getrandom(8 B)", op_getrandom, 1 },
-		[R_PROC_UUID] = { "/proc/sys/kernel/random/uuid", op_proc_uuid, 1 },
-		[R_UUID_RANDOM] = { "libuuid uuid_generate_random()", op_uuid_random, 1 },
-		[R_UUID_TIME] = { "libuuid uuid_generate_time()", op_uuid_time, 1 },
-		[R_SNOWFLAKE] = { "userspace Snowflake (CAS + clock)", op_snowflake, 1 },
-		[R_CLOCK] = { "clock_gettime(CLOCK_BOOTTIME) alone", op_clock, 1 },
+		[R_PPID] = ROW("getppid()", op_getppid, 1),
+		[R_ZERO8] = ROW("read(/dev/zero, 8 B)", op_zero, 1),
+		[R_ZERO32K] = ROW("read(/dev/zero, 32 KiB) per 8 B", op_zero, 4096),
+		[R_READ1] = ROW("read(/dev/uid) 1 ID", op_read, 1),
+		[R_READ512] = ROW("read(/dev/uid) 512 IDs", op_read, 512),
+		[R_BATCH1] = ROW("BATCH 1", op_batch, 1),
+		[R_BATCH64] = ROW("BATCH 64", op_batch, 64),
+		[R_BATCH4096] = ROW("BATCH 4096", op_batch, 4096),
+		[R_RESERVE] = ROW("RESERVE 4096 + local minting", op_reserve, 4096),
+		[R_NEXT] = ROW("uidgen_next() with the cache", op_next, 1),
+		[R_NEXT_RAW] = ROW("uidgen_next() without it", op_next_raw, 1),
+		[R_GETRANDOM] = ROW("getrandom(8 B)", op_getrandom, 1),
+		[R_PROC_UUID] = ROW("/proc/sys/kernel/random/uuid", op_proc_uuid, 1),
+		[R_UUID_RANDOM] = ROW("libuuid uuid_generate_random()", op_uuid_random, 1),
+		[R_UUID_TIME] = ROW("libuuid uuid_generate_time()", op_uuid_time, 1),
+		[R_SNOWFLAKE] = ROW("userspace Snowflake (CAS + clock)", op_snowflake, 1),
+		[R_CLOCK] = ROW("clock_gettime(CLOCK_BOOTTIME) alone", op_clock, 1),
 	};
 	struct ctx c;
 
@@ -362,9 +364,9 @@ static void cost(void)
 static void quick(void)
 {
 	static struct row rows[] = {
-		{ "read(/dev/zero, 8 B)", op_zero, 1, 0, 0 },
-		{ "read(/dev/uid) 1 ID", op_read, 1, 0, 0 },
-		{ "getppid()", op_getppid, 1, 0, 0 },
+		ROW("read(/dev/zero, 8 B)", op_zero, 1),
+		ROW("read(/dev/uid) 1 ID", op_read, 1),
+		ROW("getppid()", op_getppid, 1),
 	};
 	struct ctx c;
 

@@ -56,6 +56,9 @@ host_suite() {
 # Suspend/resume and snapshot restore, in VMs of their own.
 host_suite snapshot tests/qemu/snapshot.sh -k "$kver" -o "$out/snapshot"
 
+# make install into a scratch root; the module loads from there in a VM.
+host_suite install tests/install.sh -k "$kver" -o "$out/install"
+
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
@@ -91,8 +94,9 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-# 11 suites on each kernel, the 6.12 build, snapshot, style, kunit, debug-vm.
-expected=27
+# 12 suites on each kernel, the 6.12 build, snapshot, install, style,
+# kunit, debug-vm.
+expected=30
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

@@ -4,7 +4,8 @@
 # linux-source-6.12 (unpacked once into the KUnit cache): checkpatch
 # --strict, kernel-doc, and the uapi header alone as C90, included twice;
 # then the module built with W=1 and under sparse (C=2) against both
-# Debian kernels' headers, where any warning is a finding.
+# Debian kernels' headers, and every userspace file under gcc and clang
+# with -Wall -Wextra, where any warning is a finding.
 # Prints a "# Totals:" line; exit status 1 on any finding.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,6 +57,21 @@ build() {
 	echo "$log" | grep -E 'warning|error|: note:' | grep -v 'Skipping BTF generation'
 	return 0
 }
+# Every userspace file, warning-free under both compilers (the selftests
+# need the kernel's kselftest_harness.h, unpacked from linux-source).
+make -s -C selftests kselftest/kselftest_harness.h > /dev/null
+user=$(git ls-files 'userlib/*.c' 'userlib/tests/*.c' 'selftests/*.c' 'bench/*.c')
+userspace() {	# userspace CC
+	local f
+	for f in $user; do
+		"$1" -std=gnu11 -O2 -Wall -Wextra -Wformat=2 -Wshadow -Werror \
+			-D_GNU_SOURCE -Iuapi -Iuserlib -Iselftests \
+			-isystem selftests/kselftest -c -o "$tmp/u.o" "$f" || return 1
+	done
+}
+check "userspace: gcc -Wall -Wextra -Werror" userspace gcc
+check "userspace: clang -Wall -Wextra -Werror" userspace clang
+
 for k in $(tests/qemu/kver.sh 6.1) $(tests/qemu/kver.sh 6.12); do
 	check "make W=1, $k" build "$k" 0
 	check "sparse (make C=2 W=1), $k" build "$k" 2

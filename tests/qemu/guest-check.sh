@@ -31,6 +31,7 @@ export UIDGEN_NODE=7
 suite kselftest selftests/uidgen_test
 suite kselftest-m32 selftests/uidgen_test_32
 suite libuidgen userlib/tests/unit
+suite libuidgen-asan userlib/tests/unit-asan
 suite cli sh tests/shell/cli.sh
 
 load

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make install, for real: install into a scratch DESTDIR for the test VM's
+# kernel, build a program against the installed header and library with
+# pkg-config, then in the VM load the module from where install put it
+# (modprobe -d) and run the installed CLI and the program against the
+# installed libuidgen.so. Finally make uninstall must leave nothing behind
+# but depmod's indexes.
+#
+#   tests/install.sh [-k KVER] [-o OUTDIR]
+# Prints TAP and a "# Totals:" line; exit status 1 on any failure.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+kver=
+out=
+while getopts "k:o:" opt; do
+	case $opt in
+	k) kver=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+[ -n "$kver" ] || kver=$(tests/qemu/kver.sh 6.1) || exit 1
+out=${out:-$repo/build/install-$kver}
+rm -rf "$out"
+mkdir -p "$out"
+dest=$out/root
+prefix=/usr/local
+
+pass=0; fail=0; n=0
+check() {	# check DESCRIPTION COMMAND...
+	n=$((n + 1))
+	if eval "$2" > "$out/check-$n.log" 2>&1; then
+		pass=$((pass + 1)); echo "ok $n $1"
+	else
+		fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"
+		sed 's/^/#   /' "$out/check-$n.log" | tail -n 15
+	fi
+}
+echo "TAP version 13"
+check "make install DESTDIR PREFIX KVER" \
+	'make -s install DESTDIR="$dest" PREFIX=$prefix KVER="$kver"'
+for f in "/lib/modules/$kver/updates/uidgen.ko" \
+	"/lib/modules/$kver/modules.dep" \
+	$prefix/include/linux/uidgen.h $prefix/include/uidgen.h \
+	$prefix/lib/libuidgen.a $prefix/lib/libuidgen.so.1 $prefix/lib/libuidgen.so \
+	$prefix/lib/pkgconfig/uidgen.pc $prefix/bin/uidgen \
+	$prefix/share/man/man1/uidgen.1 $prefix/share/man/man3/uidgen_next.3 \
+	$prefix/share/man/man3/uidgen_set_cache.3 $prefix/share/man/man4/uid.4 \
+	$prefix/lib/systemd/system/uidgen-state.service \
+	$prefix/share/doc/uidgen/uidgen.conf.example; do
+	check "installed $f" '[ -e "$dest$f" ]'
+done
+check "depmod indexed it" 'grep -q "^updates/uidgen.ko:" "$dest/lib/modules/$kver/modules.dep"'
+check "the units run the installed CLI" \
+	'grep -q "ExecStart=-$prefix/bin/uidgen state restore" "$dest$prefix/lib/systemd/system/uidgen-state.service"'
+check "pkg-config points into the install" \
+	'[ "$(PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs uidgen | xargs)" = "-I$dest$prefix/include -L$dest$prefix/lib -luidgen" ]'
+check "every man page renders without a warning" \
+	'for p in uidgen.1 uidgen_next.3 uidgen_fill.3 uidgen_open.3 uidgen_info.3 uidgen_decode.3 uid.4; do
+		r=$(MANPATH=$dest$prefix/share/man MANWIDTH=80 man --warnings "${p%.*}" 2>&1 >/dev/null); [ -z "$r" ] || { echo "$p: $r"; exit 1; }; done'
+cat > "$out/prog.c" <<'C'
+#include <stdio.h>
+#include <uidgen.h>
+
+int main(void)
+{
+	struct uidgen_parts p;
+	struct uidgen_info info;
+	struct uidgen *g;
+	uint64_t id;
+
+	if (uidgen_open(&g, NULL) || uidgen_info(g, &info) ||
+	    uidgen_next(g, &id) || uidgen_decode(&info, id, &p))
+		return 1;
+	printf("node=%u\n", p.node);
+	uidgen_close(g);
+	return 0;
+}
+C
+check "a program builds against the installed header and .so" \
+	'gcc -Wall -Werror -o "$out/prog" "$out/prog.c" $(PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs uidgen)'
+check "and needs libuidgen.so.1" 'readelf -d "$out/prog" | grep -q "NEEDED.*libuidgen.so.1"'
+
+# In the VM: load from the install, run the installed CLI and the program.
+cat > "$out/job.sh" <<JOB
+set -u
+modprobe -d "$dest" uidgen node_id=3 && echo "RESULT modprobe ok"
+echo "RESULT path \$(cat /sys/module/uidgen/parameters/node_id) \$(modinfo -b "$dest" -k "$kver" -n uidgen)"
+LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/uidgen" info | sed 's/^/RESULT info /'
+LD_LIBRARY_PATH=$dest$prefix/lib "$out/prog" | sed 's/^/RESULT prog /'
+rmmod uidgen && echo "RESULT rmmod ok"
+JOB
+tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
+vmrc=$?
+get() { sed -n "s/^RESULT $1 //p" "$out/vm.log" | tr -d '\r'; }
+check "modprobe loads it from DESTDIR" '[ "$(get modprobe)" = ok ]'
+check "from updates/, with node_id=3" \
+	'[ "$(get path)" = "3 $dest/lib/modules/$kver/updates/uidgen.ko" ]'
+check "the installed CLI talks to it" 'get info | grep -q "^node_id: *3$"'
+check "the program, on the installed .so, gets IDs" '[ "$(get prog)" = "node=3" ]'
+check "rmmod" '[ "$(get rmmod)" = ok ]'
+check "the VM finished, its kernel log clean" '[ $vmrc -eq 0 ]'
+
+check "make uninstall" 'make -s uninstall DESTDIR="$dest" PREFIX=$prefix KVER="$kver"'
+check "leaves only depmod's indexes" \
+	'[ -z "$(find "$dest" \( -type f -o -type l \) ! -path "*/lib/modules/$kver/modules.*")" ]'
+echo "1..$n"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+[ "$fail" -eq 0 ]
