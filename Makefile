@@ -14,6 +14,10 @@
 #                   systemd units, modprobe.d example; DESTDIR and PREFIX
 #                   honoured, KVER picks the kernel (default: as for KDIR)
 #   make uninstall  remove all of it
+#   make dkms-install    the module's source to /usr/src/uidgen-VERSION, and
+#                   dkms add, build and install it for KVER (dkms then
+#                   rebuilds it for every new kernel)
+#   make dkms-uninstall  dkms remove it from every kernel, and the source
 #   make clean
 
 # This machine's kernel if it has headers, else Debian's 6.1 headers (the
@@ -29,6 +33,9 @@ MANDIR := $(PREFIX)/share/man
 UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
 MAN3 := $(notdir $(wildcard man/*.3))
+# One version, the module's.
+VERSION := $(shell sed -n 's/^\#define UIDGEN_VERSION_STR[[:space:]]*"\(.*\)"/\1/p' module/main.c)
+DKMS_SRC := /usr/src/uidgen-$(VERSION)
 
 all: module userlib
 
@@ -96,6 +103,25 @@ uninstall:
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 	$(if $(DESTDIR),,ldconfig)
 
+version:
+	@echo $(VERSION)
+
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/module/tests $(DKMS_SRC)/uapi/linux
+	install -m 0644 Kbuild $(DKMS_SRC)/
+	install -m 0644 module/Kbuild module/Kconfig $(filter-out %.mod.c,$(wildcard module/*.c)) module/*.h $(DKMS_SRC)/module/
+	install -m 0644 module/tests/*.c $(DKMS_SRC)/module/tests/
+	install -m 0644 uapi/linux/uidgen.h $(DKMS_SRC)/uapi/linux/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in > $(DKMS_SRC)/dkms.conf
+	dkms status -m uidgen -v $(VERSION) | grep -q . || dkms add -m uidgen -v $(VERSION)
+	dkms build -m uidgen -v $(VERSION) -k $(KVER)
+	dkms install -m uidgen -v $(VERSION) -k $(KVER)
+
+dkms-uninstall:
+	-dkms remove -m uidgen -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userlib clean
@@ -103,4 +129,4 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install uninstall clean
+.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install uninstall dkms-install dkms-uninstall version clean

@@ -59,6 +59,10 @@ host_suite snapshot tests/qemu/snapshot.sh -k "$kver" -o "$out/snapshot"
 # make install into a scratch root; the module loads from there in a VM.
 host_suite install tests/install.sh -k "$kver" -o "$out/install"
 
+# make dkms-install for the 6.12 kernel (not the one this machine runs),
+# loaded with plain modprobe in a 6.12 VM, then make dkms-uninstall.
+host_suite dkms tests/dkms.sh -k "$kver12" -o "$out/dkms"
+
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
@@ -94,9 +98,9 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-# 12 suites on each kernel, the 6.12 build, snapshot, install, style,
-# kunit, debug-vm.
-expected=30
+# 12 suites on each kernel, the 6.12 build, snapshot, install, dkms,
+# style, kunit, debug-vm.
+expected=31
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make dkms-install, for real, for a kernel this machine does not run
+# (Debian's 6.12, whose headers are installed): DKMS builds and installs
+# the module into /lib/modules/KVER/updates/dkms/; a VM booting that
+# kernel loads it with plain modprobe and mints IDs; make dkms-uninstall
+# removes it again. Needs root (it changes /usr/src, /var/lib/dkms and
+# /lib/modules/KVER, and puts them back).
+#
+#   tests/dkms.sh [-k KVER] [-o OUTDIR]
+# Prints TAP and a "# Totals:" line; exit status 1 on any failure.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+kver=
+out=
+while getopts "k:o:" opt; do
+	case $opt in
+	k) kver=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+[ -n "$kver" ] || kver=$(tests/qemu/kver.sh 6.12) || exit 1
+out=${out:-$repo/build/dkms-$kver}
+rm -rf "$out"
+mkdir -p "$out"
+version=$(make -s version)
+
+pass=0; fail=0; n=0
+check() {	# check DESCRIPTION COMMAND...
+	n=$((n + 1))
+	if eval "$2" > "$out/check-$n.log" 2>&1; then
+		pass=$((pass + 1)); echo "ok $n $1"
+	else
+		fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"
+		sed 's/^/#   /' "$out/check-$n.log" | tail -n 15
+	fi
+}
+echo "TAP version 13"
+check "the version comes from module/main.c ($version)" \
+	'grep -q "UIDGEN_VERSION_STR[[:space:]]*\"$version\"" module/main.c'
+check "not the running kernel" '[ "$(uname -r)" != "$kver" ]'
+make -s dkms-uninstall > /dev/null 2>&1
+check "make dkms-install KVER=$kver" 'make -s dkms-install KVER="$kver"'
+check "dkms says installed" 'dkms status -m uidgen -v "$version" -k "$kver" | grep -q ": installed"'
+check "source in /usr/src/uidgen-$version" '[ -f "/usr/src/uidgen-$version/dkms.conf" ]'
+check "module in updates/dkms" 'ls /lib/modules/"$kver"/updates/dkms/uidgen.ko*'
+
+cat > "$out/job.sh" <<'JOB'
+set -u
+modprobe uidgen node_id=5 && echo "RESULT modprobe ok"
+echo "RESULT path $(modinfo -n uidgen)"
+echo "RESULT version $(cat /sys/module/uidgen/version)"
+echo "RESULT id $(userlib/uidgen decode "$(userlib/uidgen)")"
+rmmod uidgen && echo "RESULT rmmod ok"
+JOB
+tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
+vmrc=$?
+get() { sed -n "s/^RESULT $1 //p" "$out/vm.log" | tr -d '\r'; }
+check "in a $kver VM, modprobe loads it" '[ "$(get modprobe)" = ok ]'
+check "from updates/dkms" 'get path | grep -q "^/lib/modules/$kver/updates/dkms/uidgen.ko"'
+check "version $version" '[ "$(get version)" = "$version" ]'
+check "it mints IDs under node 5" 'get id | grep -q " node=5 "'
+check "rmmod" '[ "$(get rmmod)" = ok ]'
+check "the VM finished, its kernel log clean" '[ $vmrc -eq 0 ]'
+
+check "make dkms-uninstall" 'make -s dkms-uninstall'
+check "dkms knows it no more" '[ -z "$(dkms status -m uidgen)" ]'
+check "the module is gone" '! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
+check "and its source" '[ ! -e "/usr/src/uidgen-$version" ]'
+echo "1..$n"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+[ "$fail" -eq 0 ]
