@@ -7,6 +7,7 @@
 #   make check      set up this machine, run every test suite in a VM,
 #                   and KUnit on a debug kernel
 #   make bench      set up, boot a VM, print the benchmark table and plot
+#   make docs       Documentation/ as HTML in build/docs/html (sphinx)
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make sparse     build the module under sparse
@@ -103,6 +104,9 @@ uninstall:
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 	$(if $(DESTDIR),,ldconfig)
 
+docs:
+	tests/docs.sh
+
 version:
 	@echo $(VERSION)
 
@@ -129,4 +133,4 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install uninstall dkms-install dkms-uninstall version clean
+.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install uninstall dkms-install dkms-uninstall version docs clean

@@ -72,6 +72,10 @@ userspace() {	# userspace CC
 check "userspace: gcc -Wall -Wextra -Werror" userspace gcc
 check "userspace: clang -Wall -Wextra -Werror" userspace clang
 
+# Sphinx's warnings go to stderr; the line naming the output is no finding.
+docs() { tests/docs.sh "$1" > /dev/null; }
+check "make docs: sphinx -W, kernel-doc from the uapi header" docs "$tmp/html"
+
 for k in $(tests/qemu/kver.sh 6.1) $(tests/qemu/kver.sh 6.12); do
 	check "make W=1, $k" build "$k" 0
 	check "sparse (make C=2 W=1), $k" build "$k" 2
