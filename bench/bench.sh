@@ -10,16 +10,8 @@
 # A benchmark, not a test: it prints, and fails only if it cannot run.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-kver=
-out=
-while getopts "k:o:" opt; do
-	case $opt in
-	k) kver=$OPTARG ;;
-	o) out=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-[ -n "$kver" ] || kver=$("$repo/tests/qemu/kver.sh" 6.1)
+. "$repo/tests/lib/host-suite.sh"
+host_opts 6.1 "$@" || exit
 out=${out:-$repo/build/bench}
 mkdir -p "$out"
 

@@ -13,31 +13,13 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-kver=
-out=
-while getopts "k:o:" opt; do
-	case $opt in
-	k) kver=$OPTARG ;;
-	o) out=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-[ -n "$kver" ] || kver=$(tests/qemu/kver.sh 6.12) || exit 1
+. tests/lib/host-suite.sh
+host_opts 6.12 "$@" || exit
 out=${out:-$repo/build/dkms-$kver}
 rm -rf "$out"
 mkdir -p "$out"
 version=$(make -s version)
 
-pass=0; fail=0; n=0
-check() {	# check DESCRIPTION COMMAND...
-	n=$((n + 1))
-	if eval "$2" > "$out/check-$n.log" 2>&1; then
-		pass=$((pass + 1)); echo "ok $n $1"
-	else
-		fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"
-		sed 's/^/#   /' "$out/check-$n.log" | tail -n 15
-	fi
-}
 echo "TAP version 13"
 check "the version comes from module/main.c ($version)" \
 	'grep -q "UIDGEN_VERSION_STR[[:space:]]*\"$version\"" module/main.c'
@@ -70,6 +52,4 @@ check "make dkms-uninstall" 'make -s dkms-uninstall'
 check "dkms knows it no more" '[ -z "$(dkms status -m uidgen)" ]'
 check "the module is gone" '! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
 check "and its source" '[ ! -e "/usr/src/uidgen-$version" ]'
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+tap_end

@@ -13,32 +13,14 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-kver=
-out=
-while getopts "k:o:" opt; do
-	case $opt in
-	k) kver=$OPTARG ;;
-	o) out=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-[ -n "$kver" ] || kver=$(tests/qemu/kver.sh 6.1) || exit 1
+. tests/lib/host-suite.sh
+host_opts 6.1 "$@" || exit
 out=${out:-$repo/build/install-$kver}
 rm -rf "$out"
 mkdir -p "$out"
 dest=$out/root
 prefix=/usr/local
 
-pass=0; fail=0; n=0
-check() {	# check DESCRIPTION COMMAND...
-	n=$((n + 1))
-	if eval "$2" > "$out/check-$n.log" 2>&1; then
-		pass=$((pass + 1)); echo "ok $n $1"
-	else
-		fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"
-		sed 's/^/#   /' "$out/check-$n.log" | tail -n 15
-	fi
-}
 echo "TAP version 13"
 check "make install DESTDIR PREFIX KVER" \
 	'make -s install DESTDIR="$dest" PREFIX=$prefix KVER="$kver"'
@@ -107,6 +89,4 @@ check "the VM finished, its kernel log clean" '[ $vmrc -eq 0 ]'
 check "make uninstall" 'make -s uninstall DESTDIR="$dest" PREFIX=$prefix KVER="$kver"'
 check "leaves only depmod's indexes" \
 	'[ -z "$(find "$dest" \( -type f -o -type l \) ! -path "*/lib/modules/$kver/modules.*")" ]'
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+tap_end

@@ -18,16 +18,8 @@
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-kver=
-out=
-while getopts "k:o:" opt; do
-	case $opt in
-	k) kver=$OPTARG ;;
-	o) out=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-[ -n "$kver" ] || kver=$("$repo/tests/qemu/kver.sh" 6.1) || exit 1
+. "$repo/tests/lib/host-suite.sh"
+host_opts 6.1 "$@" || exit
 out=${out:-$repo/build/snapshot-$kver}
 rm -rf "$out"
 mkdir -p "$out/root/bin"
@@ -147,12 +139,6 @@ fi
 
 get() { sed -n "s/^RESULT $1 //p" "$out"/console*.log | tr -d '\r' | head -n 1; }
 
-pass=0; fail=0; n=0
-check() {	# check DESCRIPTION COMMAND...
-	n=$((n + 1))
-	if eval "$2"; then pass=$((pass + 1)); echo "ok $n $1"
-	else fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"; fi
-}
 echo "TAP version 13"
 check "suspend to mem with pm_test=core" '[ "$(get suspend_rc)" = 0 ]'
 check "the wall clock moved on by the sleep ($(get wall_slept) s)" '[ "$(get wall_slept)" -ge 4 ]'
@@ -174,6 +160,4 @@ if [ $fail -ne 0 ]; then
 	done
 	ls -l "$out" | sed 's/^/# /'
 fi
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ $fail -eq 0 ]
+tap_end

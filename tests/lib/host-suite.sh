@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the suites that run on the host and boot VMs of their own
+# (tests/qemu/snapshot.sh, tests/install.sh, tests/dkms.sh, bench/bench.sh):
+# their common options and their TAP output. Needs $repo.
+
+# host_opts SERIES "$@": -k KVER (default: the newest installed kernel of
+# SERIES, 6.1 or 6.12) and -o OUTDIR into $kver and $out ($out stays empty
+# when not given: each suite has its own default). Fails with 2 on a bad
+# option, 1 if no such kernel is installed.
+host_opts() {
+	local series=$1 opt OPTIND=1
+	shift
+	kver=
+	out=
+	while getopts "k:o:" opt; do
+		case $opt in
+		k) kver=$OPTARG ;;
+		o) out=$OPTARG ;;
+		*) return 2 ;;
+		esac
+	done
+	[ -n "$kver" ] || kver=$("$repo/tests/qemu/kver.sh" "$series")
+}
+
+# check DESCRIPTION COMMAND: one TAP line for COMMAND, run with eval. Its
+# output goes to $out/check-N.log; a failure shows the command and the
+# end of that log.
+pass=0
+fail=0
+n=0
+check() {
+	n=$((n + 1))
+	if eval "$2" > "$out/check-$n.log" 2>&1; then
+		pass=$((pass + 1)); echo "ok $n $1"
+	else
+		fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"
+		sed 's/^/#   /' "$out/check-$n.log" | tail -n 15
+	fi
+}
+
+# tap_end: the plan and the "# Totals:" line; fails if any check did.
+tap_end() {
+	echo "1..$n"
+	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+	[ "$fail" -eq 0 ]
+}
