@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uidgen: the /dev/uid misc device, its ioctls, module parameters, sysfs
+ * uidgen: the /dev/uid character device, its ioctls, module parameters, sysfs
  * and debugfs files.
  *
  * All the arithmetic lives in gen.c; this file turns file operations into
@@ -10,13 +10,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cdev.h>
 #include <linux/compat.h>
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
-#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -35,6 +35,7 @@
 
 #include <linux/uidgen.h>
 
+#include "compat.h"
 #include "gen.h"
 #include "internal.h"
 
@@ -76,6 +77,44 @@ MODULE_PARM_DESC(epoch_ms, "Unix time in ms of timestamp 0 (default 176722560000
 static unsigned int min_life_days = 30;
 module_param(min_life_days, uint, 0444);
 MODULE_PARM_DESC(min_life_days, "Refuse a layout whose timestamp field runs out sooner (default 30)");
+
+/*
+ * Who may open /dev/uid. Reading IDs needs no privilege, as reading
+ * /dev/urandom does not: IDs are not secret. But every reader draws on
+ * its CPU's slot, so a reader in a loop can use up each tick's sequence
+ * and make other callers on that CPU wait for the next tick. That costs
+ * time, never a duplicate. Where local users are not trusted with that,
+ * give the device to a group: dev_mode=0440 dev_gid=GID.
+ */
+static unsigned int uidgen_dev_mode = 0444;
+static unsigned int uidgen_dev_gid;
+
+static int uidgen_dev_mode_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int mode;
+
+	if (kstrtouint(val, 8, &mode) || !mode || mode & ~0444U) {
+		pr_err("dev_mode=%s: give read bits in octal, 0400 to 0444; /dev/uid cannot be written\n",
+		       val);
+		return -EINVAL;
+	}
+	uidgen_dev_mode = mode;
+	return 0;
+}
+
+static int uidgen_dev_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%04o\n", uidgen_dev_mode);
+}
+
+static const struct kernel_param_ops uidgen_dev_mode_ops = {
+	.set	= uidgen_dev_mode_set,
+	.get	= uidgen_dev_mode_get,
+};
+module_param_cb(dev_mode, &uidgen_dev_mode_ops, NULL, 0444);
+MODULE_PARM_DESC(dev_mode, "Permissions of /dev/uid in octal, read bits only (default 0444)");
+module_param_named(dev_gid, uidgen_dev_gid, uint, 0444);
+MODULE_PARM_DESC(dev_gid, "Group ID that owns /dev/uid (default 0)");
 
 static struct uidgen_gen uidgen;
 
@@ -636,7 +675,7 @@ static const struct file_operations uidgen_fops = {
 	.mmap		= uidgen_mmap,
 };
 
-/* sysfs, on the device: /sys/class/misc/uid/ */
+/* sysfs, on the device: /sys/class/uidgen/uid/ */
 
 static ssize_t anchor_ms_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
@@ -732,14 +771,91 @@ static struct attribute *uidgen_attrs[] = {
 };
 ATTRIBUTE_GROUPS(uidgen);
 
-/* Anyone may read IDs; only CAP_SYS_ADMIN may assign the node ID. */
-static struct miscdevice uidgen_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= "uid",
-	.fops	= &uidgen_fops,
-	.mode	= 0444,
-	.groups	= uidgen_groups,
+/*
+ * /dev/uid: a class and device of our own rather than a misc device, so
+ * that devtmpfs creates the node with dev_gid as well as dev_mode.
+ * Anyone the mode lets in may read IDs; only CAP_SYS_ADMIN may assign the
+ * node ID.
+ */
+static struct class uidgen_class = {
+	.name	= "uidgen",
 };
+
+static char *uidgen_devnode(UIDGEN_DEVNODE_CONST struct device *dev,
+			    umode_t *mode, kuid_t *uid, kgid_t *gid)
+{
+	if (mode)
+		*mode = uidgen_dev_mode;
+	if (gid)
+		*gid = make_kgid(&init_user_ns, uidgen_dev_gid);
+	return NULL;
+}
+
+static const struct device_type uidgen_dev_type = {
+	.name		= "uid",
+	.groups		= uidgen_groups,
+	.devnode	= uidgen_devnode,
+};
+
+static dev_t uidgen_devt;
+static struct cdev uidgen_cdev;
+static struct device *uidgen_dev;
+
+static void uidgen_dev_release(struct device *dev)
+{
+	kfree(dev);
+}
+
+static int uidgen_dev_add(void)
+{
+	int ret;
+
+	if (!gid_valid(make_kgid(&init_user_ns, uidgen_dev_gid))) {
+		pr_err("dev_gid=%u is not a valid group ID\n", uidgen_dev_gid);
+		return -EINVAL;
+	}
+	ret = alloc_chrdev_region(&uidgen_devt, 0, 1, "uid");
+	if (ret)
+		return ret;
+	ret = class_register(&uidgen_class);
+	if (ret)
+		goto err_region;
+	uidgen_dev = kzalloc(sizeof(*uidgen_dev), GFP_KERNEL);
+	if (!uidgen_dev) {
+		ret = -ENOMEM;
+		goto err_class;
+	}
+	device_initialize(uidgen_dev);
+	uidgen_dev->devt = uidgen_devt;
+	uidgen_dev->class = &uidgen_class;
+	uidgen_dev->type = &uidgen_dev_type;
+	uidgen_dev->release = uidgen_dev_release;
+	ret = dev_set_name(uidgen_dev, "uid");
+	if (ret)
+		goto err_put;
+	cdev_init(&uidgen_cdev, &uidgen_fops);
+	uidgen_cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&uidgen_cdev, uidgen_dev);
+	if (ret)
+		goto err_put;
+	return 0;
+
+err_put:
+	put_device(uidgen_dev);
+err_class:
+	class_unregister(&uidgen_class);
+err_region:
+	unregister_chrdev_region(uidgen_devt, 1);
+	return ret;
+}
+
+static void uidgen_dev_del(void)
+{
+	cdev_device_del(&uidgen_cdev, uidgen_dev);
+	put_device(uidgen_dev);
+	class_unregister(&uidgen_class);
+	unregister_chrdev_region(uidgen_devt, 1);
+}
 
 /* debugfs: the per-slot table, /sys/kernel/debug/uidgen/slots */
 
@@ -846,7 +962,7 @@ static int __init uidgen_init(void)
 		goto err_free_slots;
 
 	WRITE_ONCE(uidgen_live, true);
-	ret = misc_register(&uidgen_misc);
+	ret = uidgen_dev_add();
 	if (ret)
 		goto err_unregister_vmfork;
 
@@ -854,9 +970,9 @@ static int __init uidgen_init(void)
 	debugfs_create_file("slots", 0400, uidgen_debugfs, NULL,
 			    &uidgen_slots_fops);
 
-	pr_info("v%s: /dev/%s, layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
-		UIDGEN_VERSION_STR, uidgen_misc.name, ts_bits, node_bits,
-		slot_bits, seq_bits, tick_us, epoch_ms,
+	pr_info("v%s: /dev/uid (mode %04o, gid %u), layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
+		UIDGEN_VERSION_STR, uidgen_dev_mode, uidgen_dev_gid, ts_bits,
+		node_bits, slot_bits, seq_bits, tick_us, epoch_ms,
 		uidgen_exhausts_at_ms(&uidgen.l));
 	if (uidgen_floor_ms)
 		pr_info("floor %llu ms\n", uidgen_floor_ms);
@@ -881,7 +997,7 @@ static void __exit uidgen_exit(void)
 {
 	cancel_delayed_work_sync(&uidgen_life_work);
 	debugfs_remove(uidgen_debugfs);
-	misc_deregister(&uidgen_misc);
+	uidgen_dev_del();
 	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
 	__free_page(uidgen_page);
 	free_percpu(uidgen_issued);

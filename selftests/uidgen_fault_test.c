@@ -418,7 +418,7 @@ TEST_F(fault, floor_moves_ids_forward)
 	/* It runs in real time from there: within a second of the floor. */
 	EXPECT_GT(floor_tick + 2000000 / self->info.tick_us,
 		  split(&self->info, id).tick);
-	EXPECT_LE(floor_ms, param_long("../../../class/misc/uid/now_ms"));
+	EXPECT_LE(floor_ms, param_long("../../../class/uidgen/uid/now_ms"));
 
 	/* A floor only moves forward; only root moves it. */
 	snprintf(buf, sizeof(buf), "%lld", floor_ms - 1);

@@ -235,7 +235,7 @@ static int cmd_set_node(const char *dev, char **argv, int argc)
 }
 
 #define SYSFS_PARAM	"/sys/module/uidgen/parameters/"
-#define SYSFS_DEV	"/sys/class/misc/uid/"
+#define SYSFS_DEV	"/sys/class/uidgen/uid/"
 #define DEBUGFS_SLOTS	"/sys/kernel/debug/uidgen/slots"
 
 /* Read one unsigned number from a sysfs file; 0 or -errno. */

@@ -77,7 +77,7 @@ now_ms=$(date +%s%3N)
 ok "loads with 4 s of timestamp left" insmod $KO node_id=1 ts_bits=20 node_bits=13 \
 	slot_bits=0 seq_bits=30 tick_us=1000000 min_life_days=0 \
 	epoch_ms=$((now_ms - (1048576 - 4) * 1000))
-is "sysfs exhausts_at_ms" "$(cat /sys/class/misc/uid/exhausts_at_ms)" \
+is "sysfs exhausts_at_ms" "$(cat /sys/class/uidgen/uid/exhausts_at_ms)" \
 	$((now_ms - (1048576 - 4) * 1000 + 1048576 * 1000))
 ok "mints while time is left" $U
 sleep 5
@@ -95,6 +95,62 @@ dmesg -C
 ok "loads with min_life_days=5" insmod $KO $short min_life_days=5
 like "and warns" "$(dmesg | grep uidgen | grep days)" \
 	"uidgen: the timestamp field runs out in 10 days \(at [0-9]+ ms\): plan a new layout or epoch"
+ok "unloads" rmmod uidgen
+
+# Who may open /dev/uid: dev_mode and dev_gid, set when devtmpfs makes it.
+# refuse_param "PARAMS" "message": as refuse, for a parameter the module
+# rejects as it is set; the kernel logs its own line after the module's.
+refuse_param() {
+	dmesg -C
+	# shellcheck disable=SC2086
+	insmod $KO node_id=1 $1 2>/dev/null
+	is "refused: $1" "$?" 1
+	like "log for $1" "$(dmesg | grep uidgen)" "$2"
+	[ ! -e /dev/uid ] || { rmmod uidgen; echo "# it loaded"; }
+}
+msg="give read bits in octal, 0400 to 0444; /dev/uid cannot be written"
+refuse_param "dev_mode=0644" "uidgen: dev_mode=0644: $msg\$"
+refuse_param "dev_mode=0" "uidgen: dev_mode=0: $msg\$"
+refuse_param "dev_mode=448" "uidgen: dev_mode=448: $msg\$"
+refuse_param "dev_mode=01444" "uidgen: dev_mode=01444: $msg\$"
+refuse_param "dev_mode=r--r--r--" "uidgen: dev_mode=r--r--r--: $msg\$"
+refuse_param "dev_gid=-1" "uidgen: .-1. invalid for parameter .dev_gid.\$"
+refuse "node_id=1 dev_gid=4294967295" "uidgen: dev_gid=4294967295 is not a valid group ID\$"
+
+# nobody_reads GID [GROUP]: as uid 65534 with that group (and supplementary
+# group), read one ID; prints the exit status and the output.
+nobody_reads() {
+	if [ -n "$2" ]; then groups="--groups=$2"; else groups=--clear-groups; fi
+	out=$(setpriv --reuid=65534 --regid="$1" "$groups" $U 2>&1)
+	echo "$? $out"
+}
+
+dmesg -C
+ok "loads with the default mode" insmod $KO node_id=1
+is "/dev/uid is root:root 0444" "$(stat -c '%F %U:%G %a' /dev/uid)" \
+	"character special file root:root 444"
+is "sysfs dev_mode" "$(cat $P/dev_mode)" "0444"
+is "sysfs dev_gid" "$(cat $P/dev_gid)" 0
+like "log names the mode" "$(dmesg | grep uidgen)" "uidgen: v[0-9.]+: /dev/uid \(mode 0444, gid 0\), layout"
+like "nobody reads an ID" "$(nobody_reads 65534)" "^0 [0-9]+\$"
+ok "unloads" rmmod uidgen
+
+dmesg -C
+ok "loads with dev_mode=440 dev_gid=4242" insmod $KO node_id=1 dev_mode=440 dev_gid=4242
+is "/dev/uid is root:4242 0440" "$(stat -c '%u:%g %a' /dev/uid)" "0:4242 440"
+is "sysfs dev_mode" "$(cat $P/dev_mode)" "0440"
+is "sysfs dev_gid" "$(cat $P/dev_gid)" 4242
+like "log names them" "$(dmesg | grep uidgen)" "uidgen: v[0-9.]+: /dev/uid \(mode 0440, gid 4242\), layout"
+like "the group reads an ID" "$(nobody_reads 4242)" "^0 [0-9]+\$"
+like "a supplementary member reads an ID" "$(nobody_reads 65534 4242)" "^0 [0-9]+\$"
+like "others get EACCES" "$(nobody_reads 65534)" "^1 .*Permission denied"
+ok "root reads" $U
+ok "unloads" rmmod uidgen
+
+ok "loads with dev_mode=0400 dev_gid=4242" insmod $KO node_id=1 dev_mode=0400 dev_gid=4242
+is "/dev/uid is root:4242 0400" "$(stat -c '%u:%g %a' /dev/uid)" "0:4242 400"
+like "the group gets EACCES" "$(nobody_reads 4242)" "^1 .*Permission denied"
+ok "root reads" $U
 ok "unloads" rmmod uidgen
 
 # No node_id: the device loads, says so, and issues nothing until assigned
