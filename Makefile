@@ -19,6 +19,8 @@
 #                   dkms add, build and install it for KVER (dkms then
 #                   rebuilds it for every new kernel)
 #   make dkms-uninstall  dkms remove it from every kernel, and the source
+#   make deb        Debian packages in build/deb/: uidgen-dkms, libuidgen1,
+#                   libuidgen-dev, uidgen-tools (dpkg-buildpackage)
 #   make clean
 
 # This machine's kernel if it has headers, else Debian's 6.1 headers (the
@@ -78,9 +80,15 @@ style:
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
-install: all
+install: install-module install-user
+
+install-module: module
 	install -D -m 0644 module/uidgen.ko $(DESTDIR)$(MODDIR)/uidgen.ko
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+# Everything but the module: what the Debian packages other than
+# uidgen-dkms hold.
+install-user: userlib
 	install -D -m 0644 uapi/linux/uidgen.h $(DESTDIR)$(PREFIX)/include/linux/uidgen.h
 	$(MAKE) -C userlib install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(addprefix man/,$(MAN3))
@@ -92,6 +100,16 @@ install: all
 	done
 	install -D -m 0644 etc/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.conf.example
 	$(if $(DESTDIR),,ldconfig)
+
+# The module's source as DKMS wants it, in $(DESTDIR)/usr/src/uidgen-VERSION.
+dkms-source:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	install -d $(DESTDIR)$(DKMS_SRC)/module/tests $(DESTDIR)$(DKMS_SRC)/uapi/linux
+	install -m 0644 Kbuild $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 module/Kbuild module/Kconfig $(filter-out %.mod.c,$(wildcard module/*.c)) module/*.h $(DESTDIR)$(DKMS_SRC)/module/
+	install -m 0644 module/tests/*.c $(DESTDIR)$(DKMS_SRC)/module/tests/
+	install -m 0644 uapi/linux/uidgen.h $(DESTDIR)$(DKMS_SRC)/uapi/linux/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf.in > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(MODDIR)/uidgen.ko
@@ -110,14 +128,16 @@ docs:
 version:
 	@echo $(VERSION)
 
+# Debian packages (uidgen-dkms, libuidgen1, libuidgen-dev, uidgen-tools)
+# in build/deb/, built from a copy of the files git tracks or would.
+deb:
+	rm -rf build/deb
+	mkdir -p build/deb/uidgen-$(VERSION)
+	git ls-files -co --exclude-standard -z | xargs -0 cp -a --parents -t build/deb/uidgen-$(VERSION)
+	cd build/deb/uidgen-$(VERSION) && dpkg-buildpackage -us -uc -b
+
 dkms-install:
-	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)/module/tests $(DKMS_SRC)/uapi/linux
-	install -m 0644 Kbuild $(DKMS_SRC)/
-	install -m 0644 module/Kbuild module/Kconfig $(filter-out %.mod.c,$(wildcard module/*.c)) module/*.h $(DKMS_SRC)/module/
-	install -m 0644 module/tests/*.c $(DKMS_SRC)/module/tests/
-	install -m 0644 uapi/linux/uidgen.h $(DKMS_SRC)/uapi/linux/
-	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in > $(DKMS_SRC)/dkms.conf
+	$(MAKE) dkms-source DESTDIR=
 	dkms status -m uidgen -v $(VERSION) | grep -q . || dkms add -m uidgen -v $(VERSION)
 	dkms build -m uidgen -v $(VERSION) -k $(KVER)
 	dkms install -m uidgen -v $(VERSION) -k $(KVER)
@@ -133,4 +153,4 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install uninstall dkms-install dkms-uninstall version docs clean
+.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install install-module install-user uninstall dkms-source dkms-install dkms-uninstall deb version docs clean

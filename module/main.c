@@ -40,9 +40,9 @@
 #include "internal.h"
 
 #define UIDGEN_VERSION_MAJOR	1
-#define UIDGEN_VERSION_MINOR	2
+#define UIDGEN_VERSION_MINOR	3
 #define UIDGEN_VERSION_PATCH	0
-#define UIDGEN_VERSION_STR	"1.2.0"
+#define UIDGEN_VERSION_STR	"1.3.0"
 
 /* Most IDs minted per reservation: one page of them. */
 #define UIDGEN_CHUNK		(PAGE_SIZE / sizeof(u64))

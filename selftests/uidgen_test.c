@@ -64,7 +64,7 @@ TEST_F(uid, device_mode)
 
 TEST_F(uid, info)
 {
-	EXPECT_EQ(0x010200, self->info.version);
+	EXPECT_EQ(UIDGEN_MODULE_VERSION, self->info.version);
 	EXPECT_EQ(63, self->info.ts_bits + self->info.node_bits +
 		  self->info.slot_bits + self->info.seq_bits);
 	EXPECT_EQ(1U << self->info.slot_bits, self->info.nr_slots);

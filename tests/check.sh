@@ -63,6 +63,10 @@ host_suite install tests/install.sh -k "$kver" -o "$out/install"
 # loaded with plain modprobe in a 6.12 VM, then make dkms-uninstall.
 host_suite dkms tests/dkms.sh -k "$kver12" -o "$out/dkms"
 
+# make deb: the four packages, lintian, dpkg -i, the kernel's DKMS hook
+# for 6.12, a 6.12 VM using them, dpkg --purge.
+host_suite deb tests/deb.sh -k "$kver12" -o "$out/deb"
+
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
@@ -98,9 +102,9 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-# 12 suites on each kernel, the 6.12 build, snapshot, install, dkms,
+# 12 suites on each kernel, the 6.12 build, snapshot, install, dkms, deb,
 # style, kunit, debug-vm.
-expected=31
+expected=32
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

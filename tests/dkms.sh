@@ -26,7 +26,7 @@ check "the version comes from module/main.c ($version)" \
 check "not the running kernel" '[ "$(uname -r)" != "$kver" ]'
 make -s dkms-uninstall > /dev/null 2>&1
 check "make dkms-install KVER=$kver" 'make -s dkms-install KVER="$kver"'
-check "dkms says installed" 'dkms status -m uidgen -v "$version" -k "$kver" | grep -q ": installed"'
+check "dkms says installed" 'dkms status -m uidgen -v "$version" -k "$kver" | grep ": installed" > /dev/null'
 check "source in /usr/src/uidgen-$version" '[ -f "/usr/src/uidgen-$version/dkms.conf" ]'
 check "module in updates/dkms" 'ls /lib/modules/"$kver"/updates/dkms/uidgen.ko*'
 

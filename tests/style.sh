@@ -65,7 +65,7 @@ userspace() {	# userspace CC
 	local f
 	for f in $user; do
 		"$1" -std=gnu11 -O2 -Wall -Wextra -Wformat=2 -Wshadow -Werror \
-			-D_GNU_SOURCE -Iuapi -Iuserlib -Iselftests \
+			-D_GNU_SOURCE -DUIDGEN_VERSION=\"0\" -DUIDGEN_MODULE_VERSION=0 -Iuapi -Iuserlib -Iselftests \
 			-isystem selftests/kselftest -c -o "$tmp/u.o" "$f" || return 1
 	done
 }

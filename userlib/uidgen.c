@@ -14,8 +14,6 @@
 
 #include "uidgen.h"
 
-#define UIDGEN_CLI_VERSION "1.2.0"
-
 static const char *prog = "uidgen";
 
 static void usage(FILE *f)
@@ -474,7 +472,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("uidgen %s\n", UIDGEN_CLI_VERSION);
+			printf("uidgen %s\n", UIDGEN_VERSION);
 			return 0;
 		default:
 			usage(stderr);

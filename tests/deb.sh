@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make deb, for real: build the four Debian packages, lintian them, install
+# them on this machine with dpkg, let the kernel's DKMS hook build the
+# module for a kernel this machine does not run (Debian's 6.12, as on a
+# kernel upgrade), boot that kernel and use the packaged module, CLI and
+# library; then purge them and check nothing is left. Needs root.
+#
+#   tests/deb.sh [-k KVER] [-o OUTDIR]
+# Prints TAP and a "# Totals:" line; exit status 1 on any failure.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+. tests/lib/host-suite.sh
+host_opts 6.12 "$@" || exit
+out=${out:-$repo/build/deb-test-$kver}
+rm -rf "$out"
+mkdir -p "$out"
+version=$(make -s version)
+pkgs="uidgen-dkms libuidgen1 libuidgen-dev uidgen-tools"
+libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+deb=build/deb
+purge() { dpkg --purge $pkgs > "$out/purge.log" 2>&1; }
+trap purge EXIT
+
+echo "TAP version 13"
+purge
+check "debian/changelog has the module's version ($version)" \
+	'[ "$(dpkg-parsechangelog -S Version)" = "$version" ]'
+check "make deb" 'make -s deb > "$out/build.log" 2>&1'
+for p in uidgen-dkms_${version}_all libuidgen1_${version}_amd64 \
+	libuidgen-dev_${version}_amd64 uidgen-tools_${version}_amd64; do
+	check "built $p.deb" '[ -f "$deb/$p.deb" ]'
+done
+check "lintian: no error or warning" \
+	'lintian --fail-on error,warning "$deb/uidgen_${version}_amd64.changes" 2>&1 |
+		tee /dev/stderr | { ! grep -q "^[EW]:"; }'
+
+# has PACKAGE FILE...: the package holds each file
+has() {
+	local p=$1 f
+	shift
+	dpkg-deb -c "$deb/${p}_${version}_"*.deb | awk '{print $6}' > "$out/$p.list"
+	for f; do grep -qx "\.$f" "$out/$p.list" || { echo "no $f"; return 1; }; done
+}
+check "uidgen-dkms: the module's source and dkms.conf" \
+	'has uidgen-dkms /usr/src/uidgen-$version/dkms.conf /usr/src/uidgen-$version/Kbuild \
+		/usr/src/uidgen-$version/module/main.c /usr/src/uidgen-$version/module/compat.h \
+		/usr/src/uidgen-$version/uapi/linux/uidgen.h'
+check "uidgen-dkms depends on dkms, nothing else does" \
+	'[[ "$(dpkg-deb -f "$deb"/uidgen-dkms_*.deb Depends)" == dkms* ]] &&
+		! grep -l dkms <(dpkg-deb -f "$deb"/lib*.deb "$deb"/uidgen-tools_*.deb Depends)'
+check "libuidgen1: the shared library, in the multiarch directory" \
+	'has libuidgen1 $libdir/libuidgen.so.1 $libdir/libuidgen.so.1.1.0'
+check "libuidgen1: a symbols file (ABI checked at build)" \
+	'dpkg-deb -I "$deb"/libuidgen1_*.deb symbols | grep "uidgen_set_cache@UIDGEN_1.1" > /dev/null'
+check "libuidgen-dev: headers, .so, .a, pkg-config, section 3" \
+	'has libuidgen-dev /usr/include/uidgen.h /usr/include/linux/uidgen.h $libdir/libuidgen.so \
+		$libdir/libuidgen.a $libdir/pkgconfig/uidgen.pc /usr/share/man/man3/uidgen_next.3.gz'
+check "uidgen-tools: CLI, sections 1 and 4, units, modprobe.d example" \
+	'has uidgen-tools /usr/bin/uidgen /usr/share/man/man1/uidgen.1.gz /usr/share/man/man4/uid.4.gz \
+		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-state-save.timer \
+		/usr/share/doc/uidgen-tools/examples/uidgen.conf.example'
+
+check "dpkg -i installs all four" \
+	'dpkg -i "$deb"/{uidgen-dkms_*_all,libuidgen1_*_amd64,libuidgen-dev_*_amd64,uidgen-tools_*_amd64}.deb'
+# (grep without -q: an early exit would be a SIGPIPE, and pipefail is on)
+installed() { dkms status -m uidgen -v "$version" -k "$kver" | grep ": installed" > /dev/null; }
+check "dpkg -i had DKMS build it for $kver" 'installed'
+check "take it off $kver, as if $kver came later" \
+	'dkms remove -m uidgen -v "$version" -k "$kver" && ! installed &&
+		! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
+check "the units are installed but not enabled" \
+	'[ "$(systemctl is-enabled uidgen-state.service uidgen-state-save.timer | xargs)" = "disabled disabled" ]'
+check "the kernel's DKMS hook builds it for $kver" \
+	'/etc/kernel/postinst.d/dkms "$kver" && installed'
+check "uidgen --version" '[ "$(uidgen --version)" = "uidgen $version" ]'
+check "pkg-config finds libuidgen in $libdir" \
+	'[ "$(pkg-config --cflags --libs uidgen | xargs)" = "-luidgen" ] &&
+		[ "$(pkg-config --variable=libdir uidgen)" = "$libdir" ]'
+check "a program builds against the packaged header and .so" \
+	'gcc -Wall -Werror -o "$out/prog" tests/lib/prog.c $(pkg-config --cflags --libs uidgen) &&
+		so=$(ldd "$out/prog" | awk "/libuidgen.so.1 =>/ {print \$3}") &&
+		[ "$(readlink -f "$so")" = "$libdir/libuidgen.so.1.1.0" ]'
+
+# In the VM (this machine's root, read-only): the packaged module, with
+# /dev/uid given to a group, and the packaged CLI and library.
+cat > "$out/job.sh" <<JOB
+set -u
+modprobe uidgen node_id=6 dev_mode=0440 dev_gid=4242 && echo "RESULT modprobe ok"
+echo "RESULT path \$(modinfo -n uidgen)"
+echo "RESULT dev \$(stat -c '%u:%g %a' /dev/uid)"
+echo "RESULT cli \$(uidgen decode "\$(uidgen)")"
+echo "RESULT prog \$(setpriv --reuid=65534 --regid=4242 --clear-groups "$out/prog")"
+rmmod uidgen && echo "RESULT rmmod ok"
+JOB
+tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
+vmrc=$?
+get() { sed -n "s/^RESULT $1 //p" "$out/vm.log" | tr -d '\r'; }
+check "in a $kver VM, modprobe loads the DKMS-built module" '[ "$(get modprobe)" = ok ]'
+check "from updates/dkms" 'get path | grep -q "^/lib/modules/$kver/updates/dkms/uidgen.ko"'
+check "/dev/uid is root:4242 0440" '[ "$(get dev)" = "0:4242 440" ]'
+check "the packaged CLI gets IDs under node 6" 'get cli | grep -q " node=6 "'
+check "the program, on the packaged .so, as group 4242" '[ "$(get prog)" = "node=6" ]'
+check "rmmod" '[ "$(get rmmod)" = ok ]'
+check "the VM finished, its kernel log clean" '[ $vmrc -eq 0 ]'
+
+check "dpkg --purge removes all four" 'purge && ! dpkg -s $pkgs 2> /dev/null | grep "^Status: install" > /dev/null'
+check "dkms knows it no more" '[ -z "$(dkms status -m uidgen)" ]'
+check "the module is gone" '! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
+check "and its source, CLI and library" \
+	'[ ! -e "/usr/src/uidgen-$version" ] && [ ! -e /usr/bin/uidgen ] && [ ! -e "$libdir/libuidgen.so.1" ]'
+trap - EXIT
+tap_end
