@@ -95,9 +95,7 @@ echo "RESULT cli \$(uidgen decode "\$(uidgen)")"
 echo "RESULT prog \$(setpriv --reuid=65534 --regid=4242 --clear-groups "$out/prog")"
 rmmod uidgen && echo "RESULT rmmod ok"
 JOB
-tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
-vmrc=$?
-get() { sed -n "s/^RESULT $1 //p" "$out/vm.log" | tr -d '\r'; }
+vm_job
 check "in a $kver VM, modprobe loads the DKMS-built module" '[ "$(get modprobe)" = ok ]'
 check "from updates/dkms" 'get path | grep -q "^/lib/modules/$kver/updates/dkms/uidgen.ko"'
 check "/dev/uid is root:4242 0440" '[ "$(get dev)" = "0:4242 440" ]'

@@ -38,9 +38,7 @@ echo "RESULT version $(cat /sys/module/uidgen/version)"
 echo "RESULT id $(userlib/uidgen decode "$(userlib/uidgen)")"
 rmmod uidgen && echo "RESULT rmmod ok"
 JOB
-tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
-vmrc=$?
-get() { sed -n "s/^RESULT $1 //p" "$out/vm.log" | tr -d '\r'; }
+vm_job
 check "in a $kver VM, modprobe loads it" '[ "$(get modprobe)" = ok ]'
 check "from updates/dkms" 'get path | grep -q "^/lib/modules/$kver/updates/dkms/uidgen.ko"'
 check "version $version" '[ "$(get version)" = "$version" ]'

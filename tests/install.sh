@@ -56,9 +56,7 @@ LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/uidgen" info | sed 's/^/RESUL
 LD_LIBRARY_PATH=$dest$prefix/lib "$out/prog" | sed 's/^/RESULT prog /'
 rmmod uidgen && echo "RESULT rmmod ok"
 JOB
-tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
-vmrc=$?
-get() { sed -n "s/^RESULT $1 //p" "$out/vm.log" | tr -d '\r'; }
+vm_job
 check "modprobe loads it from DESTDIR" '[ "$(get modprobe)" = ok ]'
 check "from updates/, with node_id=3" \
 	'[ "$(get path)" = "3 $dest/lib/modules/$kver/updates/uidgen.ko" ]'

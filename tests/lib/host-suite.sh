@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the suites that run on the host and boot VMs of their own
-# (tests/qemu/snapshot.sh, tests/install.sh, tests/dkms.sh, bench/bench.sh):
-# their common options and their TAP output. Needs $repo.
+# (tests/qemu/snapshot.sh, tests/install.sh, tests/dkms.sh, tests/deb.sh,
+# bench/bench.sh): their common options, their TAP output and one VM job.
+# Needs $repo (and to run from it).
 
 # host_opts SERIES "$@": -k KVER (default: the newest installed kernel of
 # SERIES, 6.1 or 6.12) and -o OUTDIR into $kver and $out ($out stays empty
@@ -44,3 +45,14 @@ tap_end() {
 	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 	[ "$fail" -eq 0 ]
 }
+
+# vm_job: boot $kver with $out/job.sh as its job (this machine's root
+# shared read-only), its console in $out/vm.log and vm.sh's exit status in
+# $vmrc (0 only if the job ran and the kernel log has no warning).
+vm_job() {
+	tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
+	vmrc=$?
+}
+
+# get NAME: what the job printed on its "RESULT NAME ..." lines.
+get() { sed -n "s/^RESULT $1 //p" "$out/vm.log" | tr -d '\r'; }
