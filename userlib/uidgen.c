@@ -63,6 +63,19 @@ static int fail(int err, const char *what)
 	return 1;
 }
 
+/* Opening the device failed: say what usually causes it. */
+static int fail_open(int err, const char *dev)
+{
+	fail(err, dev);
+	if (err == -EACCES)
+		fprintf(stderr, "%s: the device's mode and group leave you out: the administrator sets them with the module's dev_mode and dev_gid parameters (see uid(4))\n",
+			prog);
+	else if (err == -ENOENT)
+		fprintf(stderr, "%s: is the uidgen module loaded? As root: modprobe uidgen node_id=N\n",
+			prog);
+	return 1;
+}
+
 static int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
 {
 	if (!strcmp(s, "dec"))
@@ -102,7 +115,7 @@ static int cmd_generate(const char *dev, unsigned long count,
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
-		return fail(ret, dev);
+		return fail_open(ret, dev);
 	while (count) {
 		size_t want = count < 1024 ? count : 1024;
 		long got = uidgen_fill(g, ids, want);
@@ -175,7 +188,7 @@ static int cmd_info(const char *dev)
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
-		return fail(ret, dev);
+		return fail_open(ret, dev);
 	ret = uidgen_info(g, &info);
 	uidgen_close(g);
 	if (ret)
@@ -224,7 +237,7 @@ static int cmd_set_node(const char *dev, char **argv, int argc)
 	}
 	ret = uidgen_open(&g, dev);
 	if (ret)
-		return fail(ret, dev);
+		return fail_open(ret, dev);
 	ret = uidgen_set_node(g, node);
 	uidgen_close(g);
 	if (ret == -EBUSY)
@@ -271,7 +284,7 @@ static int cmd_revoke(const char *dev)
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
-		return fail(ret, dev);
+		return fail_open(ret, dev);
 	ret = uidgen_revoke_node(g);
 	uidgen_close(g);
 	return ret ? fail(ret, "revoke-node") : 0;

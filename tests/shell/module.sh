@@ -144,6 +144,8 @@ like "log names them" "$(dmesg | grep uidgen)" "uidgen: v[0-9.]+: /dev/uid \(mod
 like "the group reads an ID" "$(nobody_reads 4242)" "^0 [0-9]+\$"
 like "a supplementary member reads an ID" "$(nobody_reads 65534 4242)" "^0 [0-9]+\$"
 like "others get EACCES" "$(nobody_reads 65534)" "^1 .*Permission denied"
+like "and the CLI says how to let them in" "$(nobody_reads 65534)" \
+	"the administrator sets them with the module's dev_mode and dev_gid parameters"
 ok "root reads" $U
 ok "unloads" rmmod uidgen
 
@@ -174,6 +176,11 @@ ok "still loaded" [ -c /dev/uid ]
 exec 3<&-
 ok "rmmod once closed" rmmod uidgen
 ok "/dev/uid gone" [ ! -e /dev/uid ]
+err=$($U 2>&1)
+is "the CLI then fails" "$?" 1
+like "with ENOENT" "$err" "^uidgen: /dev/uid: No such file or directory"
+like "and says to load the module" "$err" \
+	"^uidgen: is the uidgen module loaded\? As root: modprobe uidgen node_id=N\$"
 
 # Load, mint, unload, 20 times over.
 i=0; bad=0
