@@ -39,28 +39,18 @@ ko=$mod/drivers/misc/uidgen/uidgen.ko
 [ -r "$ko" ] || { echo "debug-vm.sh: $ko not built" >&2; exit 1; }
 
 rm -rf "$out"
-mkdir -p "$out/root/bin"
-
+. "$repo/tests/lib/initramfs.sh"
+initramfs_begin "$out" "$ko" || exit 1
 make -s -C "$repo/selftests" uidgen_usercopy_test_static uidgen_fault_test_static || exit 1
-make -s -C "$repo/userlib" uidgen-static || exit 1
-cp /bin/busybox "$out/root/bin/"
-cp "$repo/userlib/uidgen-static" "$out/root/bin/uidgen"
-cp "$ko" "$out/root/uidgen.ko"
 cp "$repo/selftests/uidgen_usercopy_test_static" "$out/root/bin/usercopy_test"
 cp "$repo/selftests/uidgen_fault_test_static" "$out/root/bin/fault_test"
-cat > "$out/root/init" <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
+cat >> "$out/root/init" <<'INIT'
 mount -t debugfs debugfs /sys/kernel/debug
 echo 1 > /proc/sys/kernel/printk
 echo "== debug-vm: up $(uname -r)"
 insmod /uidgen.ko node_id=1
 usercopy_test
-# Clock steps, CPU hotplug, revoke under load (SRCU and the node lock
+# Clock steps, CPU hotplug, revoke under load (the fence rwsem and the node lock
 # under lockdep), floors.
 UIDGEN_NODE=1 fault_test
 rmmod uidgen
@@ -83,8 +73,7 @@ dmesg
 echo "== debug-vm: done"
 reboot -f
 INIT
-chmod +x "$out/root/init"
-(cd "$out/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+initramfs_end "$out"
 
 timeout -k 10 600 qemu-system-x86_64 -accel tcg -smp 2 -m 2048 -display none \
 	-no-reboot -nic none -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \

@@ -22,19 +22,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 host_opts 6.1 "$@" || exit
 out=${out:-$repo/build/snapshot-$kver}
 rm -rf "$out"
-mkdir -p "$out/root/bin"
-
-make -s -C "$repo/userlib" uidgen-static || exit 1
-cp /bin/busybox "$out/root/bin/"
-cp "$repo/userlib/uidgen-static" "$out/root/bin/uidgen"
-cp "$repo/module/uidgen.ko" "$out/root/"
-cat > "$out/root/init" <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
+. "$repo/tests/lib/initramfs.sh"
+initramfs_begin "$out" "$repo/module/uidgen.ko" || exit 1
+cat >> "$out/root/init" <<'INIT'
 echo 3 > /proc/sys/kernel/printk
 echo "== snapshot-vm: up"
 insmod /uidgen.ko node_id=6
@@ -72,8 +62,7 @@ echo "RESULT reassigned $(uidgen decode "$(uidgen)")"
 echo "== snapshot-vm: done"
 poweroff -f
 INIT
-chmod +x "$out/root/init"
-(cd "$out/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+initramfs_end "$out"
 
 qemu() {	# qemu N EXTRA...: start QEMU number N in the background
 	local n=$1
