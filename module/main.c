@@ -334,12 +334,11 @@ static int uidgen_wait_tick(u64 tick)
 /*
  * Reserve up to @n IDs from slot @slot. Called with uidgen_fence_sem held
  * for reading, which must stay held until the IDs are out of the kernel.
- * Returns the length of the run, with its first ID in *@id and its fence
- * in *@fence; 0 if the caller must wait for *@wait_tick; or
- * -EADDRNOTAVAIL, -EOVERFLOW.
+ * Returns the length of the run, with its first ID in *@id; 0 if the
+ * caller must wait for *@wait_tick; or -EADDRNOTAVAIL, -EOVERFLOW.
  */
 static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
-				       u32 *fence, u64 *wait_tick)
+				       u64 *wait_tick)
 {
 	const struct uidgen_layout *l = &uidgen.l;
 	u64 now, first;
@@ -355,7 +354,6 @@ static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
 			     wait_tick);
 	if (got > 0) {
 		*id = uidgen_compose(l, first, ((u64)node << l->slot_bits) | slot);
-		*fence = READ_ONCE(uidgen_shared->fence);
 		this_cpu_add(uidgen_issued[slot], got);
 	}
 	return got;
@@ -427,7 +425,6 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 	unsigned int stored = 0;
 	u64 id, wait_tick;
 	long err = 0;
-	u32 fence;
 	int got;
 
 	while (done < n) {
@@ -436,7 +433,7 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 			break;
 		}
 		got = uidgen_take(slot, min_t(size_t, n - done, UIDGEN_CHUNK),
-				  &id, &fence, &wait_tick);
+				  &id, &wait_tick);
 		if (got > 0)
 			stored = uidgen_store(dst + done, id, got);
 		uidgen_leave();
@@ -549,18 +546,24 @@ static long uidgen_ioctl_reserve(struct file *file,
 		ret = 0;
 		if (!uidgen_enter())
 			return -EADDRNOTAVAIL;
-		got = uidgen_take(slot, r.count, &r.first, &r.fence, &wait_tick);
+		got = uidgen_take(slot, r.count, &r.first, &wait_tick);
 		if (got > 0) {
+			/*
+			 * Inside the fence: a revoke can neither move it nor
+			 * return before this run is copied out.
+			 */
+			r.fence = READ_ONCE(uidgen_shared->fence);
 			r.count = got;
 			r.expires_ns = uidgen_tick_start(&uidgen,
 							 (r.first >> shift) + 1);
-			/* Inside the fence: a revoke waits for it. */
 			if (copy_to_user(uarg, &r, sizeof(r)))
 				ret = -EFAULT;
 		}
 		uidgen_leave();
+		if (got < 0)
+			return got;
 		if (got)
-			return got < 0 ? got : ret ? ret : got;
+			return ret ?: got;
 		ret = uidgen_wait(slot, wait_tick, file->f_flags & O_NONBLOCK);
 		if (ret)
 			return ret;
