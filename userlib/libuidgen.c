@@ -33,7 +33,6 @@ struct uidgen {
 	uint64_t serial;
 	/* The device's fence page, or NULL: then uidgen_next() never caches. */
 	const struct uidgen_page *page;
-	size_t page_len;
 	uint32_t max_run;	/* 0: no cache */
 	uint32_t stale_ticks;
 	uint32_t seq_max;	/* 1 << seq_bits */
@@ -53,6 +52,9 @@ struct uidgen_tcache {
 
 /* The first run a thread reserves; then it follows what the thread uses. */
 #define UIDGEN_FIRST_RUN	16
+
+/* What is mapped: a thread's cache, and the device's fence page. */
+#define UIDGEN_MAP_LEN		4096
 
 /* initial-exec: no __tls_get_addr() call per ID when built as a .so. */
 static __thread struct uidgen_tcache *uidgen_tc
@@ -137,7 +139,7 @@ static uint64_t uidgen_new_serial(void)
 
 static void uidgen_tc_free(void *p)
 {
-	munmap(p, 4096);
+	munmap(p, UIDGEN_MAP_LEN);
 }
 
 static void uidgen_tc_key_init(void)
@@ -155,14 +157,14 @@ static struct uidgen_tcache *uidgen_tc_get(void)
 	pthread_once(&uidgen_tc_once, uidgen_tc_key_init);
 	if (!uidgen_tc_key_ok)
 		return NULL;
-	c = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	c = mmap(NULL, UIDGEN_MAP_LEN, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c == MAP_FAILED)
 		return NULL;
 	/* Without a wiped page a child could hand out its parent's run. */
-	if (madvise(c, 4096, MADV_WIPEONFORK) ||
+	if (madvise(c, UIDGEN_MAP_LEN, MADV_WIPEONFORK) ||
 	    pthread_setspecific(uidgen_tc_key, c)) {
-		munmap(c, 4096);
+		munmap(c, UIDGEN_MAP_LEN);
 		return NULL;
 	}
 	uidgen_tc = c;
@@ -171,7 +173,7 @@ static struct uidgen_tcache *uidgen_tc_get(void)
 
 int uidgen_open(struct uidgen **gp, const char *path)
 {
-	struct uidgen_info info = { .size = sizeof(info) };
+	struct uidgen_info info;
 	int saved = errno, ret;
 	struct uidgen *g;
 	void *page;
@@ -194,11 +196,10 @@ int uidgen_open(struct uidgen **gp, const char *path)
 	 * The cache needs the layout and the fence page; a file that is not
 	 * /dev/uid (or an older module) simply gets no cache.
 	 */
-	if (ioctl(g->fd, UIDGEN_IOC_INFO, &info) == 0) {
-		page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, g->fd, 0);
+	if (uidgen_info(g, &info) == 0) {
+		page = mmap(NULL, UIDGEN_MAP_LEN, PROT_READ, MAP_SHARED, g->fd, 0);
 		if (page != MAP_FAILED) {
 			g->page = page;
-			g->page_len = 4096;
 			g->seq_max = 1U << info.seq_bits;
 			g->tick_ns = info.tick_us * 1000ULL;
 			g->max_run = g->seq_max / 4 ? g->seq_max / 4 : 1;
@@ -217,7 +218,7 @@ void uidgen_close(struct uidgen *g)
 	if (!g)
 		return;
 	if (g->page)
-		munmap((void *)g->page, g->page_len);
+		munmap((void *)g->page, UIDGEN_MAP_LEN);
 	close(g->fd);
 	free(g);
 	errno = saved;

@@ -370,7 +370,6 @@ static uint64_t tick_of(const struct uidgen_info *in, uint64_t id)
 	return id >> (in->node_bits + in->slot_bits + in->seq_bits);
 }
 
-
 /*
  * The staleness bound: an ID from the cache is from the clock's tick or
  * at most stale_ticks before it. A fresh ID read just before (borrowing
