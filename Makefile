@@ -36,8 +36,7 @@ MANDIR := $(PREFIX)/share/man
 UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
 MAN3 := $(notdir $(wildcard man/*.3))
-# One version, the module's.
-VERSION := $(shell sed -n 's/^\#define UIDGEN_VERSION_STR[[:space:]]*"\(.*\)"/\1/p' module/main.c)
+include version.mk
 DKMS_SRC := /usr/src/uidgen-$(VERSION)
 
 all: module userlib
