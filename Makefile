@@ -100,14 +100,21 @@ install-user: userlib
 	install -D -m 0644 etc/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.conf.example
 	$(if $(DESTDIR),,ldconfig)
 
+# The module's source, no build products, as a tree of its own in SRCDIR
+# that builds with make -C KDIR M=SRCDIR (DKMS, and the test builds for
+# other kernels).
+module-source:
+	test -n "$(SRCDIR)"
+	rm -rf $(SRCDIR)
+	install -d $(SRCDIR)/module/tests $(SRCDIR)/uapi/linux
+	install -m 0644 Kbuild $(SRCDIR)/
+	install -m 0644 module/Kbuild module/Kconfig $(filter-out %.mod.c,$(wildcard module/*.c)) module/*.h $(SRCDIR)/module/
+	install -m 0644 module/tests/*.c $(SRCDIR)/module/tests/
+	install -m 0644 uapi/linux/uidgen.h $(SRCDIR)/uapi/linux/
+
 # The module's source as DKMS wants it, in $(DESTDIR)/usr/src/uidgen-VERSION.
 dkms-source:
-	rm -rf $(DESTDIR)$(DKMS_SRC)
-	install -d $(DESTDIR)$(DKMS_SRC)/module/tests $(DESTDIR)$(DKMS_SRC)/uapi/linux
-	install -m 0644 Kbuild $(DESTDIR)$(DKMS_SRC)/
-	install -m 0644 module/Kbuild module/Kconfig $(filter-out %.mod.c,$(wildcard module/*.c)) module/*.h $(DESTDIR)$(DKMS_SRC)/module/
-	install -m 0644 module/tests/*.c $(DESTDIR)$(DKMS_SRC)/module/tests/
-	install -m 0644 uapi/linux/uidgen.h $(DESTDIR)$(DKMS_SRC)/uapi/linux/
+	$(MAKE) module-source SRCDIR=$(DESTDIR)$(DKMS_SRC)
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf.in > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 
 uninstall:
@@ -152,4 +159,4 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install install-module install-user uninstall dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

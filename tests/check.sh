@@ -23,10 +23,7 @@ vmrc=$?
 # (W=1, warnings are errors) in a tree of its own.
 kver12=$(tests/qemu/kver.sh 6.12)
 kmod12=$repo/build/kmod-$kver12
-rm -rf "$kmod12"
-mkdir -p "$kmod12"
-cp -r Kbuild module uapi "$kmod12/"
-rm -f "$kmod12"/module/*.o "$kmod12"/module/*.ko "$kmod12"/module/.*.cmd
+make -s module-source SRCDIR="$kmod12"
 if make -C "/usr/src/linux-headers-$kver12" M="$kmod12" W=1 KCFLAGS=-Werror modules \
 	> "$out/build-6.12.log" 2>&1; then
 	echo "build-6.12 1 0" >> "$out/summary.txt"

@@ -49,10 +49,7 @@ check "uapi header: C90, -pedantic, included twice" \
 build() {
 	local kdir=/usr/src/linux-headers-$1 log
 	[ -d "$kdir" ] || { echo "no headers for $1"; return 1; }
-	rm -rf "$tmp/m"
-	mkdir -p "$tmp/m"
-	cp -r Kbuild module uapi "$tmp/m/"
-	rm -f "$tmp"/m/module/*.o "$tmp"/m/module/*.ko "$tmp"/m/module/.*.cmd
+	make -s module-source SRCDIR="$tmp/m" || return 1
 	log=$(make -C "$kdir" M="$tmp/m" W=1 C="$2" modules 2>&1) || { echo "$log"; return 1; }
 	echo "$log" | grep -E 'warning|error|: note:' | grep -v 'Skipping BTF generation'
 	return 0
