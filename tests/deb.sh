@@ -14,9 +14,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 . tests/lib/host-suite.sh
 host_opts 6.12 "$@" || exit
-out=${out:-$repo/build/deb-test-$kver}
-rm -rf "$out"
-mkdir -p "$out"
+host_out deb-test
 version=$(make -s version)
 pkgs="uidgen-dkms libuidgen1 libuidgen-dev uidgen-tools"
 libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)

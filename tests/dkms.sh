@@ -15,9 +15,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 . tests/lib/host-suite.sh
 host_opts 6.12 "$@" || exit
-out=${out:-$repo/build/dkms-$kver}
-rm -rf "$out"
-mkdir -p "$out"
+host_out dkms
 version=$(make -s version)
 
 echo "TAP version 13"

@@ -15,9 +15,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 . tests/lib/host-suite.sh
 host_opts 6.1 "$@" || exit
-out=${out:-$repo/build/install-$kver}
-rm -rf "$out"
-mkdir -p "$out"
+host_out install
 dest=$out/root
 prefix=/usr/local
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the suites that run on the host and boot VMs of their own
 # (tests/qemu/snapshot.sh, tests/install.sh, tests/dkms.sh, tests/deb.sh,
-# bench/bench.sh): their common options, their TAP output and one VM job.
+# bench/bench.sh): their common options and output directory, their TAP
+# output and one VM job.
 # Needs $repo (and to run from it).
 
 # host_opts SERIES "$@": -k KVER (default: the newest installed kernel of
@@ -21,6 +22,13 @@ host_opts() {
 		esac
 	done
 	[ -n "$kver" ] || kver=$("$repo/tests/qemu/kver.sh" "$series")
+}
+
+# host_out NAME: $out, by default build/NAME-KVER, emptied and created.
+host_out() {
+	out=${out:-$repo/build/$1-$kver}
+	rm -rf "$out"
+	mkdir -p "$out"
 }
 
 # check DESCRIPTION COMMAND: one TAP line for COMMAND, run with eval. Its

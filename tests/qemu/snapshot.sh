@@ -20,8 +20,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/tests/lib/host-suite.sh"
 host_opts 6.1 "$@" || exit
-out=${out:-$repo/build/snapshot-$kver}
-rm -rf "$out"
+host_out snapshot
 . "$repo/tests/lib/initramfs.sh"
 initramfs_begin "$out" "$repo/module/uidgen.ko" || exit 1
 cat >> "$out/root/init" <<'INIT'
