@@ -8,6 +8,7 @@ linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64 linux-headers-6.12-
 qemu-system-x86 busybox-static
 linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-nox sparse
 clang pkg-config man-db dkms python3-sphinx debhelper dh-dkms dpkg-dev lintian
+build-essential git systemd
 ${UIDGEN_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do
