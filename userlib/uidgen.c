@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,9 @@
 #include "uidgen.h"
 
 static const char *prog = "uidgen";
+
+/* The most --ahead-ms and --every-ms take: a day. */
+#define AHEAD_MS_MAX	86400000ULL
 
 static void usage(FILE *f)
 {
@@ -76,6 +80,43 @@ static int fail_open(int err, const char *dev)
 	return 1;
 }
 
+/*
+ * A decimal number, nothing else: digits only (no sign, no blank, no 0x; a
+ * leading 0 is not octal), at most @max. 0, -EINVAL or -ERANGE.
+ */
+static int parse_dec(const char *s, unsigned long long max,
+		     unsigned long long *v)
+{
+	unsigned long long n = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (n > (max - (*s - '0')) / 10)
+			return -ERANGE;
+		n = n * 10 + (*s - '0');
+	}
+	*v = n;
+	return 0;
+}
+
+/* parse_dec() for an option's value: exits the usage way on failure. */
+static int parse_opt(const char *opt, const char *s, unsigned long long min,
+		     unsigned long long max, unsigned long long *v)
+{
+	int ret = parse_dec(s, max, v);
+
+	if (ret == -EINVAL)
+		fprintf(stderr, "%s: %s '%s': not a count in decimal\n", prog, opt, s);
+	else if (ret)
+		fprintf(stderr, "%s: %s '%s': too large, at most %llu\n", prog, opt, s, max);
+	else if (*v < min)
+		fprintf(stderr, "%s: %s '%s': must be at least %llu\n", prog, opt, s, min);
+	return ret || *v < min ? -1 : 0;
+}
+
 static int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
 {
 	if (!strcmp(s, "dec"))
@@ -127,12 +168,39 @@ static int cmd_generate(const char *dev, unsigned long count,
 		}
 		for (i = 0; i < got; i++) {
 			uidgen_format(ids[i], fmt, text, sizeof(text));
-			puts(text);
+			fputs(text, stdout);
+			putchar('\n');
 		}
 		count -= got;
+		errno = 0;
+		/*
+		 * A full disk or a closed pipe (SIGPIPE ignored) shows here:
+		 * stop now rather than mint the rest of COUNT for nobody.
+		 */
+		if (fflush(stdout) || ferror(stdout)) {
+			ret = errno ? -errno : -EIO;
+			uidgen_close(g);
+			return fail(ret, "writing IDs to standard output");
+		}
 	}
 	uidgen_close(g);
-	return fflush(stdout) ? fail(-errno, "stdout") : 0;
+	return 0;
+}
+
+/*
+ * How to read @s when the format is auto: 0x.. is hex; base32 only when
+ * the text cannot be decimal (a 13-digit decimal ID is decimal, not
+ * base32). uidgen_parse()'s own UIDGEN_FMT_AUTO goes by length alone.
+ */
+static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
+{
+	if (fmt != UIDGEN_FMT_AUTO)
+		return fmt;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return UIDGEN_FMT_HEX;
+	if (*s && strspn(s, "0123456789") == strlen(s))
+		return UIDGEN_FMT_DEC;
+	return strlen(s) == 13 ? UIDGEN_FMT_B32 : UIDGEN_FMT_DEC;
 }
 
 static int cmd_decode(const char *dev, char **argv, int argc,
@@ -162,7 +230,7 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			(unsigned long long)info.epoch_ms);
 	}
 	for (i = 0; i < argc; i++) {
-		ret = uidgen_parse(argv[i], fmt, &id);
+		ret = uidgen_parse(argv[i], auto_format(argv[i], fmt), &id);
 		if (!ret)
 			ret = uidgen_decode(&info, id, &p);
 		if (ret) {
@@ -220,19 +288,17 @@ static int cmd_info(const char *dev)
 static int cmd_set_node(const char *dev, char **argv, int argc)
 {
 	struct uidgen *g;
-	unsigned long node;
-	char *end;
+	unsigned long long node;
 	int ret;
 
 	if (argc != 1) {
 		fprintf(stderr, "%s: set-node needs exactly one node ID\n", prog);
 		return 2;
 	}
-	errno = 0;
-	node = strtoul(argv[0], &end, 0);
-	if (errno || *end || end == argv[0] || node > UINT32_MAX ||
-	    argv[0][0] == '-') {
-		fprintf(stderr, "%s: %s: not a node ID\n", prog, argv[0]);
+	/* Decimal only: a zero-padded 010 is node 10, never octal 8. */
+	if (parse_dec(argv[0], UIDGEN_NODE_NONE - 1, &node)) {
+		fprintf(stderr, "%s: '%s': not a decimal node ID (0 to the module's largest, see 'uidgen info')\n",
+			prog, argv[0]);
 		return 2;
 	}
 	ret = uidgen_open(&g, dev);
@@ -397,15 +463,26 @@ static int cmd_state_restore(const char *file)
 {
 	unsigned long long floor = 0, cur;
 	char line[256], num[32];
-	int found = 0, ret;
+	int found = 0, ret, lineno = 0;
 	FILE *f;
 
 	f = fopen(file, "re");
 	if (!f)
 		return fail(-errno, file);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "floor_ms=%llu", &floor) == 1)
-			found = 1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		lineno++;
+		if (!line[0] || line[0] == '#')
+			continue;
+		if (strncmp(line, "floor_ms=", 9) ||
+		    parse_dec(line + 9, INT64_MAX, &floor)) {
+			fprintf(stderr, "%s: %s:%d: '%s': not a decimal number in floor_ms=MS\n",
+				prog, file, lineno, line);
+			fclose(f);
+			return 1;
+		}
+		found = 1;
+	}
 	fclose(f);
 	if (!found) {
 		fprintf(stderr, "%s: %s: no floor_ms= line\n", prog, file);
@@ -452,8 +529,7 @@ int main(int argc, char **argv)
 	const char *dev = UIDGEN_DEVICE;
 	const char *fmt_arg = NULL;
 	unsigned long count = 1;
-	unsigned long long ahead_ms = 60000;
-	char *end;
+	unsigned long long ahead_ms = 60000, v;
 	int c;
 
 	/* Options may come before or after the subcommand. */
@@ -463,23 +539,17 @@ int main(int argc, char **argv)
 			dev = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			count = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-') {
-				fprintf(stderr, "%s: -n %s: not a count\n", prog, optarg);
+			if (parse_opt("-n", optarg, 1, ULONG_MAX, &v))
 				return 2;
-			}
+			count = v;
 			break;
 		case 'f':
 			fmt_arg = optarg;
 			break;
 		case 'A':
-			errno = 0;
-			ahead_ms = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-') {
-				fprintf(stderr, "%s: --ahead-ms %s: not a number\n", prog, optarg);
+			/* A day ahead is plenty; more would only wrap. */
+			if (parse_opt("--ahead-ms", optarg, 0, AHEAD_MS_MAX, &ahead_ms))
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);

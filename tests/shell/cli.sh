@@ -3,7 +3,7 @@
 # The uidgen CLI against the real device. Run as root in the repository
 # with the module loaded with node_id=$UIDGEN_NODE.
 . tests/shell/lib.sh
-U=userlib/uidgen
+U=${UIDGEN_CLI:-userlib/uidgen}
 node=${UIDGEN_NODE:?set UIDGEN_NODE}
 
 out=$($U -n 5)
@@ -72,5 +72,89 @@ err=$(setpriv --reuid=65534 --regid=65534 --clear-groups $U set-node "$node" 2>&
 is "set-node as nobody exits 1" "$rc" 1
 like "with EPERM" "$err" "Operation not permitted"
 is "nobody can read IDs" "$(setpriv --reuid=65534 --regid=65534 --clear-groups $U -n 3 | wc -l)" 3
+
+# --- Hostile input (issue 11) -------------------------------------------------
+# Node IDs are decimal: a leading 0 is not octal, 0x is not hex.
+for bad in 0x7 " 7" +7 7x "" 4294967296 4294967295; do
+	err=$($U set-node "$bad" 2>&1); rc=$?
+	is "set-node '$bad' exits 2" "$rc" 2
+	like "set-node '$bad' says the node ID must be decimal" "$err" "': not a decimal node ID"
+done
+$U revoke-node
+$U set-node 010 > /dev/null 2>&1
+like "set-node 010 assigns node 10, not 8 (octal)" "$($U info)" "^node_id: +10\$"
+$U revoke-node
+$U set-node "$node" > /dev/null 2>&1
+like "and the suite's node is back" "$($U info)" "^node_id: +$node\$"
+
+# decode: a text of digits is decimal, whatever its length; base32 only
+# when it cannot be decimal. Every length 1..19, against the arithmetic
+# of the default layout (41/5/5/12, 1 ms tick) and in all three spellings.
+b32() {	# b32 ID: 13 Crockford base32 digits
+	_s=""; _k=12
+	while [ $_k -ge 0 ]; do
+		_d=$(( ($1 >> (5 * _k)) & 31 ))
+		_s=$_s$(printf '%s' 0123456789ABCDEFGHJKMNPQRSTVWXYZ | cut -c$((_d + 1)))
+		_k=$((_k - 1))
+	done
+	echo "$_s"
+}
+digits=9223372036854775807
+L=1
+while [ $L -le 19 ]; do
+	id=$(printf '%s' $digits | cut -c1-$L)
+	ms=$(( (id >> 22) + 1767225600000 ))
+	want="time=$(date -u -d @$((ms / 1000)) +%Y-%m-%dT%H:%M:%S).$(printf %03d $((ms % 1000)))Z node=$(( (id >> 17) & 31 )) slot=$(( (id >> 12) & 31 )) seq=$((id & 4095))"
+	got=$($U -d /nonexistent decode "$id" 2>/dev/null | cut -d' ' -f2-)
+	is "decode a $L-digit decimal ID" "$got" "$want"
+	got=$($U -d /nonexistent decode "$(printf 0x%016x "$id")" 2>/dev/null | cut -d' ' -f2-)
+	is "its hex spelling decodes alike ($L digits)" "$got" "$want"
+	# A base32 text of digits only reads as decimal unless -f b32 says so.
+	got=$($U -d /nonexistent decode -f b32 "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-)
+	is "its b32 spelling decodes alike with -f b32 ($L digits)" "$got" "$want"
+	case $(b32 "$id") in
+	*[A-Z]*) is "and with auto ($L digits)" \
+		"$($U -d /nonexistent decode "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-)" "$want" ;;
+	esac
+	L=$((L + 1))
+done
+is "decode -f b32 still reads 13 digits as base32" \
+	"$($U -d /nonexistent decode -f b32 0000000000001 2>/dev/null | cut -d' ' -f2-)" \
+	"time=2026-01-01T00:00:00.000Z node=0 slot=0 seq=1"
+
+# -n: a count of at least 1, in decimal; nothing else.
+for bad in " -1" -1 0 +5 " 5" 5x 18446744073709551616; do
+	err=$(timeout 20 $U -n "$bad" 2>&1 > /dev/null); rc=$?
+	is "-n '$bad' exits 2" "$rc" 2
+	like "-n '$bad' says why" "$err" "-n '.*': (not a count in decimal|must be at least 1|too large)"
+done
+
+# A failed write stops minting within a chunk: count what the kernel issued.
+issued() { cat /sys/class/uidgen/uid/issued; }
+before=$(issued)
+err=$($U -n 3000000 2>&1 > /dev/full); rc=$?
+minted=$(( $(issued) - before ))
+echo "# -n 3000000 > /dev/full minted $minted IDs"
+is "-n 3000000 > /dev/full exits 1" "$rc" 1
+like "and says why" "$err" "No space left on device"
+ok "and stops after the first chunk ($minted IDs minted)" [ "$minted" -le 2048 ]
+before=$(issued)
+first=$( (trap '' PIPE; $U -n 3000000 2> /tmp/cli-pipe.err; echo $? > /tmp/cli-pipe.rc) | head -n 1)
+minted=$(( $(issued) - before ))
+echo "# -n 3000000 | head -1, SIGPIPE ignored, minted $minted IDs"
+like "| head -1 gets an ID" "$first" '^[0-9]+$'
+is "with SIGPIPE ignored the writer exits 1" "$(cat /tmp/cli-pipe.rc)" 1
+like "and says why" "$(cat /tmp/cli-pipe.err)" "Broken pipe"
+# The pipe's 64 KiB take about 3 chunks of 1024 IDs before head exits.
+ok "and stops within a few chunks ($minted IDs minted)" [ "$minted" -le 8192 ]
+
+# state: checked numbers.
+err=$($U state save /tmp/cli.state --ahead-ms 18446744073709551615 2>&1); rc=$?
+is "state save --ahead-ms 2^64-1 exits 2" "$rc" 2
+like "and says why" "$err" "--ahead-ms '18446744073709551615': "
+printf 'floor_ms=-1\n' > /tmp/cli.state
+err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+is "state restore of floor_ms=-1 exits 1" "$rc" 1
+like "and names the line" "$err" "/tmp/cli.state:1: 'floor_ms=-1': not a decimal number"
 
 done_testing
