@@ -56,7 +56,7 @@ echo "== snapshot-vm: restored"
 echo "RESULT restored_node $(cat /sys/module/uidgen/parameters/node_id)"
 echo "RESULT restored_log $(dmesg | grep 'uidgen: node ID 6 revoked')"
 echo "RESULT restored_read $(uidgen 2>&1 | head -n 1)"
-uidgen set-node 9
+uidgen set-node 9 --new
 echo "RESULT reassigned $(uidgen decode "$(uidgen)")"
 echo "== snapshot-vm: done"
 poweroff -f
