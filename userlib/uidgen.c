@@ -20,54 +20,7 @@
 
 #include "uidgen.h"
 
-#ifndef UIDGEN_NODE_NEW
-/*
- * uapi 1.4 (node floors, grants, deadlines), until the header that has it
- * is merged: the same layout, field for field.
- */
-#define UIDGEN_NODE_NEW			0x2U
-#define UIDGEN_NODE_FLOOR		0x4U
-#define UIDGEN_NODE_RENEW		0x8U
-#define UIDGEN_NODE_STATE_NONE		0
-#define UIDGEN_NODE_STATE_PENDING	1
-#define UIDGEN_NODE_STATE_ACTIVE	2
-struct uidgen_node14 {
-	__u32 size;
-	__u32 flags;
-	__u32 node_id;
-	__u32 __reserved;
-	__aligned_u64 floor_ms;
-	__aligned_u64 grant_ms;
-	__aligned_u64 deadline_ns;
-	__aligned_u64 token;
-};
-
-struct uidgen_info14 {
-	__u32 size;
-	__u32 flags;
-	__u32 version;
-	__u32 node_id;
-	__u32 ts_bits;
-	__u32 node_bits;
-	__u32 slot_bits;
-	__u32 seq_bits;
-	__u32 nr_slots;
-	__u32 tick_us;
-	__aligned_u64 epoch_ms;
-	__u32 node_state;
-	__u32 __reserved;
-	__aligned_u64 floor_ms;
-	__aligned_u64 grant_ms;
-	__aligned_u64 deadline_ns;
-	__aligned_u64 token;
-	__aligned_u64 high_water_ms;
-};
-#else
-#define uidgen_node14 uidgen_node
-#define uidgen_info14 uidgen_info
-#endif
-
-/* The first module version with node floors and grants. */
+/* The first module version with node floors and grants (uapi 1.4). */
 #define UIDGEN_V14	0x010400U
 
 static const char *prog = "uidgen";
@@ -395,7 +348,7 @@ static int node_dev_open(const char *dev)
  * bytes and leaves @size alone: node_state then reads as what node_id
  * says, and the 1.4 fields stay 0.
  */
-static int node_info(int fd, struct uidgen_info14 *info)
+static int node_info(int fd, struct uidgen_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
@@ -411,7 +364,7 @@ static int node_info(int fd, struct uidgen_info14 *info)
 static int node_ioctl(int fd, uint32_t flags, uint32_t node,
 		      unsigned long long floor_ms, unsigned long long grant_ms)
 {
-	struct uidgen_node14 req = {
+	struct uidgen_node req = {
 		.size = sizeof(req),
 		.flags = flags,
 		.node_id = node,
@@ -681,7 +634,7 @@ static int cmd_stats(const char *dev)
 	};
 	static const char *const counters[] = { "issued", "waits", "behind" };
 	static const char *const states[] = { "none", "pending", "active" };
-	struct uidgen_info14 info;
+	struct uidgen_info info;
 	unsigned long long v;
 	char path[256], line[256];
 	int fd, ret, have_info = 0;
@@ -783,7 +736,7 @@ static int cmd_stats(const char *dev)
  * clock and the ID clock (ahead of the wall clock after a floor from a
  * clock that was ahead), never below what is already granted or floored.
  */
-static unsigned long long grant_mark(const struct uidgen_info14 *info,
+static unsigned long long grant_mark(const struct uidgen_info *info,
 				     unsigned long long ahead_ms)
 {
 	unsigned long long now = wall_ms(), id_now = 0, high = 0;
@@ -820,7 +773,7 @@ static int state_owner_ok(const char *file, uint32_t node)
  */
 static int cmd_state_save(const char *dev, const char *file)
 {
-	struct uidgen_info14 info;
+	struct uidgen_info info;
 	unsigned long long floor;
 	uint32_t node;
 	int fd, ret;
@@ -877,7 +830,7 @@ static int cmd_state_save(const char *dev, const char *file)
  * state restore with no state file yet: fine only for a node ID already
  * active as new (set-node --new, node_new=1): start the file and the grant.
  */
-static int restore_first(int fd, struct uidgen_info14 *info, const char *file,
+static int restore_first(int fd, struct uidgen_info *info, const char *file,
 			 unsigned long long ahead_ms)
 {
 	unsigned long long grant;
@@ -910,7 +863,7 @@ static int restore_first(int fd, struct uidgen_info14 *info, const char *file,
 static int cmd_state_restore(const char *dev, const char *file,
 			     unsigned long long ahead_ms)
 {
-	struct uidgen_info14 info;
+	struct uidgen_info info;
 	unsigned long long grant = 0;
 	struct state st;
 	uint32_t node;
@@ -947,6 +900,18 @@ static int cmd_state_restore(const char *dev, const char *file,
 		return 1;
 	}
 	node = st.node;
+	/*
+	 * Active already, with the file's floor in force or granted by this
+	 * load (the file holds this load's last grant mark): nothing to
+	 * restore, and raising the floor to the mark would only jump ahead.
+	 */
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE &&
+	    (info.floor_ms >= st.floor_ms || info.grant_ms >= st.floor_ms)) {
+		close(fd);
+		printf("node ID %u already active, its floor or grant at or above %s's floor_ms=%llu: nothing to restore\n",
+		       node, file, st.floor_ms);
+		return 0;
+	}
 	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && info.floor_ms == 0 &&
 	    info.version >= UIDGEN_V14)
 		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (node_new=1 left in modprobe.d?): IDs issued before this restore may repeat older ones; remove node_new=1\n",
@@ -998,7 +963,7 @@ static void keep_sleep(unsigned long long ms)
 static int keep_round(const char *dev, const char *file,
 		      unsigned long long ahead_ms, int *said)
 {
-	struct uidgen_info14 info;
+	struct uidgen_info info;
 	unsigned long long grant;
 	int fd, ret;
 
