@@ -4,8 +4,8 @@
  * fence page mmap() maps.
  *
  * Minting happens here, in short sections that cannot sleep or fault: an
- * RCU read-side critical section (which the node's revoke waits out, see
- * node.c) with page faults disabled. IDs are stored straight into the
+ * RCU-sched read-side critical section (preemption off, which the node's
+ * revoke waits out, see node.c) with page faults disabled. IDs are stored straight into the
  * caller's buffer; if the buffer is not resident, the store stops, the
  * section ends, the buffer is faulted in outside it and the call goes on
  * with fresh IDs. IDs minted for a store that faulted are never handed
@@ -122,20 +122,19 @@ static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
 static __always_inline void uidgen_enter(void)
 {
 	/*
-	 * Preemption off too: on a preemptible-RCU kernel a reader throttled
-	 * by its cgroup or starved as SCHED_IDLE would otherwise hold a grace
-	 * period, and so a revoke, for as long as the scheduler liked.
+	 * RCU-sched: preemption off. A preemptible rcu_read_lock() would let
+	 * a reader throttled by its cgroup, or starved as SCHED_IDLE, hold a
+	 * grace period, and so a revoke, for as long as the scheduler liked;
+	 * and synchronize_rcu() waits for preemption-off regions as well.
 	 */
-	preempt_disable();
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	pagefault_disable();
 }
 
 static __always_inline void uidgen_leave(void)
 {
 	pagefault_enable();
-	rcu_read_unlock();
-	preempt_enable();
+	rcu_read_unlock_sched();
 }
 
 /*
