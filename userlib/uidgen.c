@@ -274,13 +274,15 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 	return status;
 }
 
+static int node_info(int fd, struct uidgen_info *info);
+
 static int cmd_info(const char *dev)
 {
-	struct uidgen_info info;
+	struct uidgen_info info, node;
 	struct uidgen_parts p;
 	struct uidgen *g;
 	char when[64];
-	int ret;
+	int fd, ret, pending = 0;
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
@@ -289,12 +291,22 @@ static int cmd_info(const char *dev)
 	uidgen_close(g);
 	if (ret)
 		return fail(ret, "reading the layout");
+	/* The node's state, at the size this program knows (1.4). */
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		pending = !node_info(fd, &node) &&
+			  node.node_state == UIDGEN_NODE_STATE_PENDING;
+		close(fd);
+	}
 
 	printf("device:    %s\n", dev);
 	printf("version:   %u.%u.%u\n", info.version >> 16,
 	       (info.version >> 8) & 0xff, info.version & 0xff);
 	if (info.node_id == UIDGEN_NODE_NONE)
 		printf("node_id:   unassigned (no ID is issued until one is)\n");
+	else if (pending)
+		printf("node_id:   %u, pending (its floor is unknown: nothing is issued until 'uidgen state restore FILE')\n",
+		       info.node_id);
 	else
 		printf("node_id:   %u\n", info.node_id);
 	printf("layout:    timestamp %u | node %u | slot %u | sequence %u bits\n",
@@ -667,15 +679,16 @@ static int cmd_stats(const char *dev)
 			printf("%-15s 0 (none)\n", "floor_ms");
 		if (info.grant_ms) {
 			print_ms("grant_ms", info.grant_ms);
-			printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) raises it, after persisting it as the next start's floor\n",
+			printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) persists a later mark as the next start's floor and raises it\n",
 			       "grant mode");
+			printf("%-15s this node ID on another machine, or a restored VM, without this machine's state file\n",
+			       "not covered");
 		} else {
 			printf("%-15s 0 (none)\n", "grant_ms");
-			printf("%-15s off: no grant limit; a crash or a reload without 'uidgen state save' loses what was issued since the floor was last saved\n",
-			       "grant mode");
+			printf("%-15s off: no grant limit\n", "grant mode");
+			printf("%-15s after a crash, the IDs issued since the floor was last saved: run uidgen-persist.service ('uidgen state keep')\n",
+			       "not covered");
 		}
-		printf("%-15s covers this machine's crashes, reboots and reloads with their state file; not a node ID given to another machine or a restored VM without that file\n",
-		       "");
 		if (info.deadline_ns) {
 			clock_gettime(CLOCK_BOOTTIME, &boot);
 			printf("%-15s %llu (CLOCK_BOOTTIME ns; in %.3f s)\n", "deadline_ns",

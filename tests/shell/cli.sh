@@ -194,6 +194,7 @@ is "a pending node ID issues nothing" "$rc" 1
 like "the read fails with ENODATA" "$err" "No data available"
 like "and the CLI says what to run" "$err" "pending, its floor unknown: as root, run 'uidgen state restore FILE'"
 like "stats: node pending" "$($U stats)" "^node_state +pending\$"
+like "info: node pending" "$($U info)" "^node_id: +$node, pending \\(its floor is unknown"
 printf 'node_id=%s\nfloor_ms=%s\n' $((node ^ 1)) "$floor" > /tmp/cli-other.state
 err=$($U state restore /tmp/cli-other.state 2>&1); rc=$?
 is "restore of another node ID's file exits 1" "$rc" 1
