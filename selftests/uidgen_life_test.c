@@ -78,6 +78,11 @@ FIXTURE_TEARDOWN(life)
 /* The kernel never guesses a floor: flags 0, or NEW and FLOOR together. */
 TEST_F(life, assign_needs_a_floor)
 {
+	struct uidgen_node old = {
+		.size = UIDGEN_NODE_SIZE_VER0, .flags = UIDGEN_NODE_NEW,
+		.node_id = NODE,
+	};
+
 	errno = 0;
 	EXPECT_EQ(-1, setn(self->fd, 0, NODE, 0, 0, 0, 0));
 	EXPECT_EQ(EINVAL, errno);
@@ -96,23 +101,17 @@ TEST_F(life, assign_needs_a_floor)
 	EXPECT_EQ(-1, setn(self->fd, 0x10, NODE, 0, 0, 0, 0));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, node_state(self->fd));
-	/* A 1.3-sized request may still say NEW. */
-	{
-		struct uidgen_node old = {
-			.size = UIDGEN_NODE_SIZE_VER0, .flags = UIDGEN_NODE_NEW,
-			.node_id = NODE,
-		};
 
-		EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
-		EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, node_state(self->fd));
-		/* ...and naming the active node ID again changes nothing. */
-		old.flags = 0;
-		EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
-		old.node_id = NODE + 1;
-		errno = 0;
-		EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
-		EXPECT_EQ(EBUSY, errno);
-	}
+	/* A 1.3-sized request may still say NEW. */
+	EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
+	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, node_state(self->fd));
+	/* ...and naming the active node ID again changes nothing. */
+	old.flags = 0;
+	EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
+	old.node_id = NODE + 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
+	EXPECT_EQ(EBUSY, errno);
 }
 
 /* node_id through sysfs is pending until floor_ms completes it. */
