@@ -82,14 +82,12 @@ timeout -k 10 600 qemu-system-x86_64 -accel tcg -smp 2 -m 2048 -display none \
 tr -d '\r' < "$out/console.log" > "$out/console.txt"
 
 sed -n '/== debug-vm: up/,/== debug-vm: kmemleak/p' "$out/console.txt" | grep -E '^(ok|not ok|#)'
-pass=0
-fail=0
-totals=$(grep -cE '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/console.txt")
-for line in $(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$out/console.txt" | sed 's/ /_/g'); do
-	pass=$((pass + $(echo "$line" | sed -n 's/^#_Totals:_pass:\([0-9]*\).*/\1/p')))
-	fail=$((fail + $(echo "$line" | sed -n 's/.*_fail:\([0-9]*\).*/\1/p')))
-done
-[ "$totals" -eq 2 ] || { fail=$((fail + 1)); echo "not ok - only $totals of 2 selftests finished"; }
+# Both selftests' totals, skipped and errored tests counted as failures.
+. "$repo/tests/totals.sh"
+set -- $(sum_totals "$out/console.txt")
+pass=$1
+fail=$2
+[ "$3" -eq 2 ] || { fail=$((fail + 1)); echo "not ok - only $3 of 2 selftests finished"; }
 
 if grep -q "^RELOAD cycles=100 bad=0" "$out/console.txt"; then
 	echo "ok - 100 load/mint/unload cycles"
