@@ -94,7 +94,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 # Every suite, by name: one that never reported, or ran no test, fails;
 # so does one reported but not named here. A new suite is added here.
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
-	node node-m32 kselftest-1slot wait fault module faults"
+	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
 	snapshot install dkms deb style harness kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"

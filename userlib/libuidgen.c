@@ -433,14 +433,14 @@ long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n)
 }
 
 /*
- * UIDGEN_INFO_SIZE_V1 (uidgen.h) is struct uidgen_info as soname 1 was
- * built with (uapi 1.3): what uidgen_info() and uidgen_default_info()
+ * UIDGEN_INFO_SIZE_VER0 (the uapi header) is struct uidgen_info as soname
+ * 1 was built with (uapi 1.3): what uidgen_info() and uidgen_default_info()
  * fill, whatever size the header they are compiled with now gives the
  * struct. A program built against 1.3 has exactly this many bytes there.
  * From 1.4 on, the kernel writes back in @size how much it filled.
  */
 #define UIDGEN_VERSION_1_4	0x010400
-_Static_assert(offsetof(struct uidgen_info, epoch_ms) + 8 == UIDGEN_INFO_SIZE_V1,
+_Static_assert(offsetof(struct uidgen_info, epoch_ms) + 8 == UIDGEN_INFO_SIZE_VER0,
 	       "uidgen_info() fills uapi 1.3's struct, up to epoch_ms");
 
 int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size)
@@ -448,7 +448,7 @@ int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size)
 	int saved = errno, ret;
 	uint32_t filled;
 
-	if (size < UIDGEN_INFO_SIZE_V1 || size > UINT32_MAX)
+	if (size < UIDGEN_INFO_SIZE_VER0 || size > UINT32_MAX)
 		return -EINVAL;
 	/* The kernel takes a larger struct only with a zero tail. */
 	memset(info, 0, size);
@@ -460,7 +460,7 @@ int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size)
 	 * bytes and left @size as the caller's.
 	 */
 	filled = info->version >= UIDGEN_VERSION_1_4 ? info->size :
-		 UIDGEN_INFO_SIZE_V1;
+		 UIDGEN_INFO_SIZE_VER0;
 	if (filled > size)
 		filled = size;
 	info->size = filled;
@@ -469,7 +469,7 @@ int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size)
 
 int uidgen_info(struct uidgen *g, struct uidgen_info *info)
 {
-	int ret = uidgen_info_sized(g, info, UIDGEN_INFO_SIZE_V1);
+	int ret = uidgen_info_sized(g, info, UIDGEN_INFO_SIZE_VER0);
 
 	return ret < 0 ? ret : 0;
 }
@@ -501,8 +501,8 @@ int uidgen_revoke_node(struct uidgen *g)
 /* The layout a module loaded with no layout parameters uses. */
 void uidgen_default_info(struct uidgen_info *info)
 {
-	memset(info, 0, UIDGEN_INFO_SIZE_V1);
-	info->size = UIDGEN_INFO_SIZE_V1;
+	memset(info, 0, UIDGEN_INFO_SIZE_VER0);
+	info->size = UIDGEN_INFO_SIZE_VER0;
 	info->node_id = UIDGEN_NODE_NONE;
 	info->ts_bits = UIDGEN_DEFAULT_TS_BITS;
 	info->node_bits = UIDGEN_DEFAULT_NODE_BITS;

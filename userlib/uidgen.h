@@ -46,9 +46,6 @@ enum uidgen_format {
 #define UIDGEN_STALE_TICKS_DEFAULT	1
 #define UIDGEN_STALE_TICKS_MAX		1000000
 
-/* sizeof(struct uidgen_info) in uapi 1.3: what uidgen_info() fills. */
-#define UIDGEN_INFO_SIZE_V1	48
-
 /* Longest formatted ID, with its NUL: 20 decimal digits. */
 #define UIDGEN_FMT_MAX	21
 
@@ -57,7 +54,7 @@ void uidgen_close(struct uidgen *g);
 int uidgen_next(struct uidgen *g, uint64_t *id);
 int uidgen_set_cache(struct uidgen *g, uint32_t max_run, uint32_t stale_ticks);
 long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n);
-/* Fills the first 48 bytes of *info (struct uidgen_info of uapi 1.3), ever. */
+/* Fills the first UIDGEN_INFO_SIZE_VER0 (48) bytes of *info, forever. */
 int uidgen_info(struct uidgen *g, struct uidgen_info *info);
 /* Fills up to size bytes; returns how many the kernel filled. */
 int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size);

@@ -252,7 +252,7 @@ static void test_decode(void)
 struct info_canary {
 	union {
 		struct uidgen_info info;
-		unsigned char bytes[UIDGEN_INFO_SIZE_V1];
+		unsigned char bytes[UIDGEN_INFO_SIZE_VER0];
 	} u;
 	unsigned char canary[256];
 };
@@ -274,13 +274,13 @@ static void test_info_abi(void)
 	struct uidgen *g;
 	int ret;
 
-	CHECK(offsetof(struct uidgen_info, epoch_ms) + 8 == UIDGEN_INFO_SIZE_V1,
+	CHECK(offsetof(struct uidgen_info, epoch_ms) + 8 == UIDGEN_INFO_SIZE_VER0,
 	      "the 1.3 struct ends with epoch_ms");
 	memset(&c, 0xa5, sizeof(c));
 	uidgen_default_info(&c.u.info);
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_V1),
+	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0),
 	      "uidgen_default_info() wrote past 48 bytes");
-	CHECK(c.u.info.size == UIDGEN_INFO_SIZE_V1 &&
+	CHECK(c.u.info.size == UIDGEN_INFO_SIZE_VER0 &&
 	      c.u.info.ts_bits == UIDGEN_DEFAULT_TS_BITS,
 	      "default info: size %u", c.u.info.size);
 
@@ -288,7 +288,7 @@ static void test_info_abi(void)
 	CHECK(uidgen_open(&g, "/dev/null") == 0, "open /dev/null");
 	memset(&c, 0xa5, sizeof(c));
 	CHECK(uidgen_info(g, &c.u.info) == -ENOTTY, "info on /dev/null");
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_V1),
+	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0),
 	      "uidgen_info() on /dev/null wrote past 48 bytes");
 	uidgen_close(g);
 
@@ -298,9 +298,9 @@ static void test_info_abi(void)
 		return;
 	memset(&c, 0xa5, sizeof(c));
 	CHECK(uidgen_info(g, &c.u.info) == 0, "info");
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_V1),
+	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0),
 	      "uidgen_info() wrote past 48 bytes");
-	CHECK(c.u.info.size == UIDGEN_INFO_SIZE_V1 && c.u.info.tick_us > 0 &&
+	CHECK(c.u.info.size == UIDGEN_INFO_SIZE_VER0 && c.u.info.tick_us > 0 &&
 	      c.u.info.ts_bits + c.u.info.node_bits + c.u.info.slot_bits +
 	      c.u.info.seq_bits == UIDGEN_ID_BITS,
 	      "info: size %u, layout %u/%u/%u/%u", c.u.info.size,
@@ -309,9 +309,9 @@ static void test_info_abi(void)
 
 	/* Sized: exactly 48 asked, 48 filled. */
 	memset(&c, 0xa5, sizeof(c));
-	ret = uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_V1);
-	CHECK(ret == UIDGEN_INFO_SIZE_V1, "sized 48: %d", ret);
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_V1), "sized 48 wrote past 48");
+	ret = uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_VER0);
+	CHECK(ret == UIDGEN_INFO_SIZE_VER0, "sized 48: %d", ret);
+	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0), "sized 48 wrote past 48");
 
 	/*
 	 * More than the kernel knows: it fills its own size and says so (48
@@ -319,15 +319,16 @@ static void test_info_abi(void)
 	 * the size asked for is touched.
 	 */
 	memset(&c, 0xa5, sizeof(c));
-	ret = uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_V1 + 128);
-	CHECK(ret == (c.u.info.version >= 0x010400 ? 96 : UIDGEN_INFO_SIZE_V1),
+	ret = uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_VER0 + 128);
+	CHECK(ret == (c.u.info.version >= 0x010400 ? UIDGEN_INFO_SIZE_VER1 :
+		      UIDGEN_INFO_SIZE_VER0),
 	      "sized 176 on version %#x: %d", c.u.info.version, ret);
 	CHECK(ret < 0 || c.u.info.size == (uint32_t)ret, "size says %u",
 	      c.u.info.size);
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_V1 + 128),
+	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0 + 128),
 	      "sized 176 wrote past 176");
 
-	CHECK(uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_V1 - 1) == -EINVAL,
+	CHECK(uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_VER0 - 1) == -EINVAL,
 	      "sized 47");
 	CHECK(uidgen_info_sized(g, &c.u.info, 0) == -EINVAL, "sized 0");
 	uidgen_close(g);
@@ -624,6 +625,24 @@ static void test_cache_off_and_errors(void)
  * EADDRNOTAVAIL instead of handing out the rest of its run, and IDs flow
  * again once the node ID is assigned. Needs root.
  */
+/* Assign @node as one that never issued, through sysfs. */
+static int assign_new(unsigned int node)
+{
+	FILE *f = fopen("/sys/module/uidgen/parameters/node_id", "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%u\n", node) > 0;
+	ok = !fclose(f) && ok;
+	f = fopen("/sys/module/uidgen/parameters/node_new", "w");
+	if (!f)
+		return -1;
+	ok = fputs("1\n", f) >= 0 && ok;
+	ok = !fclose(f) && ok;
+	return ok ? 0 : -1;
+}
+
 static void test_cache_fence(void)
 {
 	struct uidgen_info in;
@@ -640,7 +659,9 @@ static void test_cache_fence(void)
 	      "a cached run");
 	CHECK(uidgen_revoke_node(g) == 0, "revoke");
 	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "fenced off");
-	CHECK(uidgen_set_node(g, in.node_id) == 0, "assign %u again", in.node_id);
+	/* uidgen_set_node() names no floor: the kernel wants one (or NEW). */
+	CHECK(uidgen_set_node(g, in.node_id) == -EINVAL, "no floor: EINVAL");
+	CHECK(assign_new(in.node_id) == 0, "assign %u again", in.node_id);
 	CHECK(uidgen_next(g, &b) == 0 && b > a + 1, "issues again");
 	uidgen_close(g);
 }
