@@ -14,6 +14,10 @@ rm -rf "$out"
 mkdir -p "$out"
 
 start=$(date +%s)
+# Every suite in one VM: the sanitizer builds of libuidgen (unit-asan,
+# unit-tsan) alone take a few minutes under TCG, so more than vm.sh's
+# default 900 s.
+export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
 vmrc=$?
 
