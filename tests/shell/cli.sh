@@ -201,7 +201,9 @@ is "restore of another node ID's file exits 1" "$rc" 1
 like "and says whose it is" "$err" "is node ID $((node ^ 1))'s state, but node ID $node is pending"
 
 # Restore: persist a grant mark ahead, then node + floor + grant at once.
-out=$($U state restore $st --ahead-ms 3000); rc=$?
+# 20 s ahead: room for a slow VM to get through the checks below before
+# the grant is reached.
+out=$($U state restore $st --ahead-ms 20000); rc=$?
 is "state restore completes the pending node" "$rc" 0
 grant=$(sed -n 's/^floor_ms=//p' $st)
 like "with the file's floor and a grant" "$out" "^node ID $node active, floor $floor ms, grant $grant ms\$"
@@ -211,12 +213,15 @@ like "stats: the floor" "$stats" "^floor_ms +$floor \\("
 # The kernel shows the end of the tick the grant is in (1 ms ticks here).
 like "stats: the grant" "$stats" "^grant_ms +$((grant + 1)) \\("
 like "stats: grant mode on" "$stats" "^grant mode +on: no tick after grant_ms"
-id=$($U)
+id=$(timeout 10 $U)
 ok "IDs start above the floor" [ $(( (id >> 22) + 1767225600000 )) -gt "$floor" ]
 
 # No persister: at the grant, callers wait (never issue past it).
 w0=$(cat $D/grant_waits)
-sleep 3.2
+i=0
+until [ "$(cat $D/now_ms)" -gt $((grant + 1)) ] || [ $i -ge 300 ]; do
+	sleep 0.2; i=$((i + 1))
+done
 timeout 2 $U > /dev/null 2>&1; rc=$?
 is "at the grant with no persister, a reader waits" "$rc" 124
 ok "grant_waits counts it" [ "$(cat $D/grant_waits)" -gt "$w0" ]
