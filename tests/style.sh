@@ -87,7 +87,8 @@ refuse32() {
 	make -s module-source SRCDIR="$tmp/m32" || return 1
 	log=$(make -C "/usr/src/linux-headers-$(tests/qemu/kver.sh 6.12)" M="$tmp/m32" \
 		CONFIG_64BIT= modules 2>&1) && { echo "built for a 32-bit config"; return 1; }
-	echo "$log" | grep -q 'uidgen: needs a 64-bit kernel (CONFIG_64BIT); this one is 32-bit' ||
+	# Not "echo | grep -q" under pipefail: grep's early exit fails echo.
+	grep -q 'uidgen: needs a 64-bit kernel (CONFIG_64BIT); this one is 32-bit' <<< "$log" ||
 		{ echo "$log"; return 1; }
 }
 check "an out-of-tree build for a 32-bit kernel stops, saying why" refuse32
