@@ -99,9 +99,9 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-# 12 suites on each kernel, the 6.12 build, snapshot, install, dkms, deb,
+# 14 suites on each kernel, the 6.12 build, snapshot, install, dkms, deb,
 # style, kunit, debug-vm.
-expected=32
+expected=36
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"
