@@ -15,7 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "compat.h"
+#include <linux/uidgen.h>
 #include "dev.h"
 #include "etcd.h"
 
@@ -142,7 +142,7 @@ void lease_dev_close(struct lease_dev *d)
 
 int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
 {
-	struct lease_info info = { .size = sizeof(info) };
+	struct uidgen_info info = { .size = sizeof(info) };
 
 	if (d->fd < 0) {
 		sim_expire(d);
@@ -153,7 +153,7 @@ int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
 		return -errno;
 	memset(st, 0, sizeof(*st));
 	st->node_bits = info.node_bits;
-	if (info.size < sizeof(info)) {
+	if (info.size < UIDGEN_INFO_SIZE_VER1) {
 		/* a module older than 1.4: no node life to guard */
 		return -EOPNOTSUPP;
 	}
@@ -166,7 +166,7 @@ int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
 	return 0;
 }
 
-static int set_node(struct lease_dev *d, struct lease_node *n)
+static int set_node(struct lease_dev *d, struct uidgen_node *n)
 {
 	return ioctl(d->fd, UIDGEN_IOC_SET_NODE, n) < 0 ? -errno : 0;
 }
@@ -174,7 +174,7 @@ static int set_node(struct lease_dev *d, struct lease_node *n)
 int lease_dev_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 		      uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
 {
-	struct lease_node n = {
+	struct uidgen_node n = {
 		.size = sizeof(n),
 		.flags = floor_ms == LEASE_FLOOR_NEW ? UIDGEN_NODE_NEW : UIDGEN_NODE_FLOOR,
 		.node_id = node,
@@ -210,7 +210,7 @@ int lease_dev_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 int lease_dev_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 		    uint64_t deadline_ns, uint64_t token)
 {
-	struct lease_node n = {
+	struct uidgen_node n = {
 		.size = sizeof(n),
 		.flags = UIDGEN_NODE_RENEW,
 		.node_id = node,
@@ -238,7 +238,7 @@ int lease_dev_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 
 int lease_dev_revoke(struct lease_dev *d, uint64_t token)
 {
-	struct lease_node n = {
+	struct uidgen_node n = {
 		.size = sizeof(n),
 		.flags = UIDGEN_NODE_REVOKE,
 		.node_id = UIDGEN_NODE_NONE,
