@@ -51,6 +51,7 @@ struct agent {
 	char host[128];
 	/* the lease */
 	int64_t lease;
+	int64_t stale_lease;	/* ours, revoked in the device, not yet in etcd */
 	int64_t ttl;		/* as etcd granted it */
 	uint64_t ka_sent_ns;	/* send time of the last keepalive that succeeded */
 	/* the claim */
@@ -417,17 +418,34 @@ static void release(struct agent *a, const char *why)
 
 	if (a->installed) {
 		r = lease_dev_revoke(a->d, (uint64_t)a->token);
+		if (r == -ESTALE) {
+			/* Our token is not in force: the kernel revoked it at
+			 * the deadline (or on a VM fork) already. */
+			struct lease_dev_state st;
+
+			if (!lease_dev_state(a->d, &st) &&
+			    (!st.active || st.token != (uint64_t)a->token)) {
+				say("node %u: already revoked in the device (%s)", a->node, why);
+				r = 0;
+				goto revoked;
+			}
+		}
 		if (r)
 			say("node %u: revoke in the device: %s", a->node, strerror(-r));
 		else
 			say("node %u: revoked in the device (%s)", a->node, why);
+revoked:
 		a->installed = 0;
 	}
 	if (a->lease) {
 		r = etcd_lease_revoke(a->e, a->lease);
-		if (r && r != -ENOENT)
-			say("lease %" PRIx64 ": revoke in etcd: %s (it expires by itself in %" PRId64 " s)",
+		if (r && r != -ENOENT) {
+			say("lease %" PRIx64 ": revoke in etcd: %s (it expires by itself in %" PRId64 " s, or when etcd answers again)",
 			    (uint64_t)a->lease, etcd_errmsg(a->e), a->ttl);
+			/* etcd restarts every lease's TTL when it comes
+			 * back: revoke it then, not a TTL later. */
+			a->stale_lease = a->lease;
+		}
 		else if (a->held)
 			say("node %u: released in etcd", a->node);
 		a->lease = 0;
@@ -470,6 +488,11 @@ static int acquire(struct agent *a)
 	while (!lease_stop) {
 		json_object *resp;
 
+		if (a->stale_lease) {
+			r = etcd_lease_revoke(a->e, a->stale_lease);
+			if (!r || r == -ENOENT)
+				a->stale_lease = 0;
+		}
 		r = keep_lease(a);
 		if (r == -EACCES) {
 			say("etcd refused us (user, password, or the role's permissions on %s): %s",
@@ -658,6 +681,38 @@ static int hold(struct agent *a)
 }
 
 /*
+ * drop_stale_claim() - at start, with nothing of ours in force in the
+ * device: a claim of this machine's still in etcd was left by an agent
+ * that died after its kernel revoked (deadline passed, etcd restarted,
+ * SIGKILL). Nobody issues under it; free it now rather than a TTL later.
+ */
+static void drop_stale_claim(struct agent *a)
+{
+	json_object *resp, *v, *m;
+	struct etcd_kv kv;
+	long id = last_held(a);
+	char nk[512];
+	int mine = 0;
+
+	if (id < 0)
+		return;
+	key(a, nk, sizeof(nk), "node", (uint32_t)id);
+	if (range(a, nk, 0, 0, &resp))
+		return;
+	if (!etcd_kv_get(resp, 0, &kv)) {
+		v = json_tokener_parse(kv.value);
+		mine = v && json_object_object_get_ex(v, "machine", &m) &&
+		       !strcmp(json_object_get_string(m), a->c->machine_id);
+		json_object_put(v);
+		if (mine && kv.lease && !etcd_lease_revoke(a->e, kv.lease))
+			say("node %ld: released this machine's claim left by a previous run (token %" PRId64
+			    "): the device does not hold it", id, kv.create_revision);
+		etcd_kv_free(&kv);
+	}
+	json_object_put(resp);
+}
+
+/*
  * adopt() - at start, the device may hold a node from an agent that was
  * killed. If etcd still has that very claim (same token, this machine)
  * and its lease is alive, carry on with it: a restart costs no
@@ -675,8 +730,10 @@ static int adopt(struct agent *a)
 	r = lease_dev_state(a->d, &st);
 	if (r)
 		return r;
-	if (!st.active)
+	if (!st.active) {
+		drop_stale_claim(a);
 		return 1;
+	}
 	if (!st.token) {
 		say("node %u is in force in %s with no fencing token (assigned by hand): uidgen-lease manages the node ID; revoke it first (uidgen revoke-node)",
 		    st.node, a->c->device);
@@ -714,6 +771,11 @@ static int adopt(struct agent *a)
 			etcd_kv_free(&kv);
 			return 0;
 		}
+		say("node %u: cannot adopt the previous run's claim (token %" PRIu64 "): %s", st.node,
+		    st.token, r == -ENOENT ? "its lease is gone" : strerror(-r));
+	} else {
+		say("node %u in force from a previous run (token %" PRIu64 "), but etcd has %s", st.node,
+		    st.token, kv.key ? "another claim" : "no claim");
 	}
 	etcd_kv_free(&kv);
 	a->node = st.node;
@@ -721,6 +783,7 @@ static int adopt(struct agent *a)
 	a->installed = 1;
 	a->held = 0;
 	release(a, "left by a previous run whose claim is gone");
+	drop_stale_claim(a);
 	return 1;
 }
 

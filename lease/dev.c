@@ -248,10 +248,11 @@ int lease_dev_revoke(struct lease_dev *d, uint64_t token)
 	if (d->fd >= 0)
 		return set_node(d, &n);
 	sim_expire(d);
+	/* as the kernel: a token must be the one in force, even if none is */
+	if (token && (!d->st.active || token != d->st.token))
+		return -ESTALE;
 	if (!d->st.active)
 		return 0;
-	if (token && token != d->st.token)
-		return -ESTALE;
 	d->st.active = 0;
 	sim_log(d, etcd_boottime_ns(), "revoke");
 	return sim_save(d);

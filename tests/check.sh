@@ -67,6 +67,11 @@ host_suite deb tests/deb.sh -k "$kver12" -o "$out/deb"
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
+# uidgen-lease against a real 3-member etcd on the loopback, with the
+# device stand-in (~1 min). The VM cluster (tests/lease/cluster.sh, ~6
+# min) is make check-cluster's, which CI runs too.
+host_suite lease tests/lease/host.sh -o "$out/lease"
+
 # KUnit on the debug kernel (built once into the cache, then incremental).
 kstart=$(date +%s)
 tests/kunit/run.sh > "$out/kunit.log" 2>&1
@@ -100,8 +105,8 @@ if [ -s "$out/summary.txt" ]; then
 	done < "$out/summary.txt"
 fi
 # 14 suites on each kernel, the 6.12 build, snapshot, install, dkms, deb,
-# style, kunit, debug-vm.
-expected=36
+# style, lease, kunit, debug-vm.
+expected=37
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

@@ -26,6 +26,9 @@ ap.add_argument("--watch")
 ap.add_argument("--sim", action="append", default=[])
 ap.add_argument("--ids", action="append", default=[])
 ap.add_argument("--layout", nargs=2, type=int)
+ap.add_argument("--tick-us", type=int, default=1000)
+ap.add_argument("--epoch-ms", type=int, default=1767225600000)
+ap.add_argument("--cases", help="lines 'NAME WALL_MS': label each hand-over")
 a = ap.parse_args()
 bad = 0
 
@@ -163,6 +166,25 @@ if a.ids:
                     print("node %d tick %d: IDs from %s and %s" % (node, tick, o, path))
         for (node, path), c in sorted(per.items()):
             res("node_ids", "%d %s %d" % (node, path, c))
+        # Hand-overs: per node field, in ID time, the last ID of one
+        # machine and the first of the next: how long the node ID issued
+        # nothing while it changed hands.
+        cases = []
+        if a.cases:
+            cases = [(int(w), n) for n, w, _ in (l.split() for l in open(a.cases))]
+        ms = lambda tick: a.epoch_ms + tick * a.tick_us // 1000
+        bynode = collections.defaultdict(list)
+        for v, path in seen.items():
+            i = int(v)
+            bynode[(i >> shift) & ((1 << bits) - 1)].append((i >> (shift + bits), path))
+        for node, lst in sorted(bynode.items()):
+            lst.sort()
+            for (t0, p0), (t1, p1) in zip(lst, lst[1:]):
+                if p0 != p1:
+                    label = [n for w, n in cases if w <= ms(t0) + 1000]
+                    res("handover", "node %d %s -> %s gap %d ms (%s)" % (
+                        node, "/".join(p0.split("/")[-2:]), "/".join(p1.split("/")[-2:]),
+                        ms(t1) - ms(t0), label[-1] if label else "?"))
         res("shared_ticks", shared)
         bad += shared
 
