@@ -60,7 +60,7 @@ selftests:
 	$(MAKE) -C selftests
 
 tests: userlib selftests
-	$(MAKE) -C userlib tests/unit tests/unit-asan
+	$(MAKE) -C userlib tests/unit tests/unit-asan tests/unit-tsan
 
 setup:
 	tests/setup.sh

@@ -547,20 +547,31 @@ const struct attribute_group *uidgen_groups[] = {
 	NULL,
 };
 
-/*
- * Say so, once a minute at most, while the ID clock and the wall clock
- * are more than clock_step_ms apart: the wall clock was stepped during
- * this load, or a floor put the ID clock ahead.
+/**
+ * uidgen_clock_check() - Log a gap between the ID clock and the wall clock.
+ *
+ * Says so when the two come more than clock_step_ms apart (a wall-clock
+ * step during this load, or a floor that put the ID clock ahead), and
+ * again only when the gap moves by as much again: once per step, not once
+ * per check.
+ *
+ * Context: process; called from one delayed work only.
  */
 void uidgen_clock_check(void)
 {
+	static s64 logged;
 	unsigned int limit = READ_ONCE(clock_step_ms);
 	s64 off = uidgen_clock_offset_ms();
 
-	if (limit && (off > limit || -off > limit))
-		pr_warn_ratelimited("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): IDs keep their own clock until the next load; see the admin guide, \"Clock steps\"\n",
-				    off > 0 ? off : -off,
-				    off > 0 ? "ahead of" : "behind");
+	if (!limit || abs(off) <= limit) {
+		logged = 0;
+		return;
+	}
+	if (abs(off - logged) <= limit)
+		return;
+	logged = off;
+	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): IDs keep their own clock until the next load; see the admin guide, \"Clock steps\"\n",
+		abs(off), off > 0 ? "ahead of" : "behind");
 }
 
 /* debugfs: the per-slot table, /sys/kernel/debug/uidgen/slots */
