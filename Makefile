@@ -2,11 +2,16 @@
 #
 # uidgen: the human interface.
 #
-#   make            build the module (against KDIR) and libuidgen + the CLI
+#   make            build the module (against KDIR), libuidgen + the CLI, and
+#                   uidgen-lease + uidgen-cluster (lease/)
 #   make demo       set up this machine, boot a throwaway VM, show IDs
 #   make check      set up this machine, run every test suite in a VM,
 #                   and KUnit on a debug kernel
+#   make check-cluster  uidgen-lease against a real 3-member etcd: on the
+#                   host with the device stand-in, then three VMs (CI runs it)
 #   make bench      set up, boot a VM, print the benchmark table and plot
+#   make bench-lease  500 uidgen-lease agents (device stand-in) against a
+#                   3-member etcd: claim latency, agents outnumbering IDs
 #   make docs       Documentation/ as HTML in build/docs/html (sphinx)
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make check-kcsan  the concurrency, node and fault suites on a KCSAN kernel
@@ -38,18 +43,22 @@ UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
 # The systemd units, named: a glob that matches nothing would reach the
 # shell as a pattern in UNITDIR.
-UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service
+UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service \
+	systemd/uidgen-lease.service
 MAN3 := $(notdir $(wildcard man/*.3))
 include version.mk
 DKMS_SRC := /usr/src/uidgen-$(VERSION)
 
-all: module userlib
+all: module userlib lease
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 userlib:
 	$(MAKE) -C userlib
+
+lease:
+	$(MAKE) -C lease
 
 selftests:
 	$(MAKE) -C selftests
@@ -68,6 +77,16 @@ check: setup
 	$(MAKE) module KCFLAGS=-Werror
 	$(MAKE) userlib tests
 	tests/check.sh
+
+# uidgen-lease and etcd: the host suite (device stand-in) and the VMs.
+check-cluster: setup
+	$(MAKE) module KCFLAGS=-Werror
+	$(MAKE) lease
+	tests/lease/check-cluster.sh
+
+bench-lease: setup
+	$(MAKE) lease
+	bench/lease-sim.sh
 
 bench: setup
 	$(MAKE) module userlib
@@ -99,18 +118,21 @@ install-module: module
 
 # Everything but the module: what the Debian packages other than
 # uidgen-dkms hold.
-install-user: userlib
+install-user: userlib lease
 	install -D -m 0644 uapi/linux/uidgen.h $(DESTDIR)$(PREFIX)/include/linux/uidgen.h
 	$(MAKE) -C userlib install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	$(MAKE) -C lease install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) MANDIR=$(MANDIR)
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(addprefix man/,$(MAN3))
 	install -D -m 0644 man/uid.4 $(DESTDIR)$(MANDIR)/man4/uid.4
 	install -d $(DESTDIR)$(UNITDIR)
 	for u in $(UNITS); do \
-		sed 's|/usr/bin/uidgen|$(PREFIX)/bin/uidgen|' $$u > $(DESTDIR)$(UNITDIR)/$$(basename $$u); \
+		sed -e 's|/usr/bin/uidgen|$(PREFIX)/bin/uidgen|' -e 's|/usr/sbin/uidgen|$(PREFIX)/sbin/uidgen|' \
+			$$u > $(DESTDIR)$(UNITDIR)/$$(basename $$u); \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$u); \
 	done
 	install -D -m 0644 etc/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.conf.example
 	install -D -m 0644 etc/uidgen.default.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
+	install -D -m 0644 etc/lease.conf.example $(DESTDIR)$(DOCDIR)/lease.conf.example
 	$(if $(DESTDIR),,ldconfig)
 
 # The module's source, no build products, as a tree of its own in SRCDIR
@@ -135,9 +157,11 @@ uninstall:
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 	rm -f $(DESTDIR)$(PREFIX)/include/linux/uidgen.h
 	$(MAKE) -C userlib uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	$(MAKE) -C lease uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) MANDIR=$(MANDIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(MAN3)) $(DESTDIR)$(MANDIR)/man4/uid.4
 	for u in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$(basename $$u); done
-	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
+	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example \
+		$(DESTDIR)$(DOCDIR)/lease.conf.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 	$(if $(DESTDIR),,ldconfig)
 
@@ -168,8 +192,9 @@ dkms-uninstall:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userlib clean
+	$(MAKE) -C lease clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check bench kunit check-kcsan style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster bench-lease selftests tests setup demo check bench kunit check-kcsan style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -60,11 +60,13 @@ static int fail_nth(int n)
 /*
  * IDs are stored with unsafe_put_user(), which fail-nth does not reach (a
  * store cut short by a fault is tested with a PROT_NONE page in
- * uidgen_test.c); the structures are copied in and out with
- * copy_{from,to}_user(), which it does. So: BATCH and RESERVE fail with
- * EFAULT when their argument cannot be copied in, RESERVE also when the run
- * it reserved cannot be copied out (that run is a gap), and read() is not
- * disturbed. Every ID that does come back is new and above the last one.
+ * uidgen_test.c); the structures are copied in with copy_from_user(),
+ * which it does. RESERVE's run goes out inside the minting section with
+ * page faults off (__copy_to_user_inatomic(), which it does not reach: a
+ * copy that faults there is retried after a fault-in, its run a gap). So:
+ * BATCH and RESERVE fail with EFAULT when their argument cannot be copied
+ * in, and read() is not disturbed. Every ID that does come back is new and
+ * above the last one.
  */
 TEST_F(copy, fail_nth_read_batch_reserve)
 {
@@ -117,8 +119,8 @@ TEST_F(copy, fail_nth_read_batch_reserve)
 	/* The injection really happened, where copies are made. */
 	EXPECT_EQ(0, injected[0]);
 	EXPECT_LT(0, injected[1]);
-	/* RESERVE copies in and out: its first two copies can fail. */
-	EXPECT_LE(2, injected[2]);
+	/* RESERVE's copy in can fail (1.3 also failed its copy out). */
+	EXPECT_LE(1, injected[2]);
 }
 
 TEST_HARNESS_MAIN

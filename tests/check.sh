@@ -79,6 +79,11 @@ host_suite style tests/style.sh
 # The counting above (tests/totals.sh) against canned logs.
 host_suite harness tests/totals-test.sh
 
+# uidgen-lease against a real 3-member etcd on the loopback, with the
+# device stand-in (~1 min). The VM cluster (tests/lease/cluster.sh, ~8
+# min) is make check-cluster's, which CI runs too.
+host_suite lease tests/lease/host.sh -o "$out/lease"
+
 # KUnit on the debug kernel (built once into the cache, then incremental).
 kstart=$(date +%s)
 tests/kunit/run.sh > "$out/kunit.log" 2>&1
@@ -105,7 +110,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb style harness kunit debug-vm"
+	snapshot nodelife install dkms deb style harness lease kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")

@@ -53,13 +53,13 @@ build() {
 # Every userspace file, warning-free under both compilers (the selftests
 # need the kernel's kselftest_harness.h, unpacked from linux-source).
 make -s -C selftests kselftest/kselftest_harness.h > /dev/null
-user=$(git ls-files 'userlib/*.c' 'userlib/tests/*.c' 'selftests/*.c' 'bench/*.c')
+user=$(git ls-files 'userlib/*.c' 'userlib/tests/*.c' 'selftests/*.c' 'bench/*.c' 'lease/*.c')
 userspace() {	# userspace CC
 	local f
 	for f in $user; do
 		"$1" -std=gnu11 -O2 -Wall -Wextra -Wformat=2 -Wshadow -Werror \
 			-D_GNU_SOURCE -DUIDGEN_VERSION=\"0\" -DUIDGEN_MODULE_VERSION=0 -Iuapi -Iuserlib -Iselftests \
-			-isystem selftests/kselftest -c -o "$tmp/u.o" "$f" || return 1
+			-isystem selftests/kselftest $(pkg-config --cflags libcurl json-c) -c -o "$tmp/u.o" "$f" || return 1
 	done
 }
 check "userspace: gcc -Wall -Wextra -Werror" userspace gcc
@@ -87,7 +87,8 @@ refuse32() {
 	make -s module-source SRCDIR="$tmp/m32" || return 1
 	log=$(make -C "/usr/src/linux-headers-$(tests/qemu/kver.sh 6.12)" M="$tmp/m32" \
 		CONFIG_64BIT= modules 2>&1) && { echo "built for a 32-bit config"; return 1; }
-	echo "$log" | grep -q 'uidgen: needs a 64-bit kernel (CONFIG_64BIT); this one is 32-bit' ||
+	# Not "echo | grep -q" under pipefail: grep's early exit fails echo.
+	grep -q 'uidgen: needs a 64-bit kernel (CONFIG_64BIT); this one is 32-bit' <<< "$log" ||
 		{ echo "$log"; return 1; }
 }
 check "an out-of-tree build for a 32-bit kernel stops, saying why" refuse32

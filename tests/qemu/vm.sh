@@ -15,6 +15,10 @@
 # $VM_QEMU_ARGS (split on blanks) go to QEMU as they are, e.g.
 # "-rtc base=2026-11-30T09:00:00" for a guest whose clock is behind.
 #
+# VM_NET=1 gives the guest a virtio-net NIC on QEMU's user network (the
+# host is 10.0.2.2; the job configures the link itself); VM_SMP sets the
+# CPU count (default 2); VM_QEMU_ARGS adds QEMU options (e.g. -rtc base=).
+#
 # Exit status: the job's own, or 124 on timeout, or 125 if the kernel log
 # shows a warning, oops or BUG (the log is in OUTDIR/dmesg.txt either way).
 set -euo pipefail
@@ -48,7 +52,7 @@ if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
 	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
 	cp /bin/busybox "$tmp/bin/busybox"
 	: > "$tmp/modules.order"
-	for m in virtio_pci 9pnet_virtio 9p; do
+	for m in virtio_pci 9pnet_virtio 9p virtio_net; do
 		modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r ko; do
 		cp "$ko" "$tmp/lib/modules/"
@@ -92,8 +96,8 @@ sleep 10
 INIT
 	chmod +x "$tmp/init"
 	mkdir -p "$repo/build"
-	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
-	mv "$initrd.tmp" "$initrd"
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp.$$"
+	mv "$initrd.tmp.$$" "$initrd"
 	rm -rf "$tmp"
 	trap - EXIT
 fi
@@ -111,7 +115,9 @@ echo "$repo" > "$out/.repo"
 
 rc=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg -smp 2 -m 2048 -nographic -no-reboot -nic none \
+	-accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
+	$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
+	${VM_QEMU_ARGS:-} \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \

@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uidgen-lease: the agent (see agent.h for the keys).
+ *
+ * Two fences keep a node ID on one machine at a time, and each is enough
+ * on its own:
+ *
+ *  - The grant (persist before issue). The kernel issues no tick after
+ *    the grant it was given, and every grant is written to floor/<id> in
+ *    a transaction that succeeds only while node/<id> is still the key
+ *    this agent created (create_revision == token). The next holder
+ *    reads floor/<id> in the transaction that claims the ID, after which
+ *    no earlier holder can raise it: the next holder starts above
+ *    everything any earlier holder could issue. This needs no clock to
+ *    agree with another.
+ *
+ *  - The deadline. The kernel revokes the node by itself at a
+ *    CLOCK_BOOTTIME deadline that comes before etcd can expire the lease
+ *    (agent_deadline()), so a paused or cut-off agent stops issuing
+ *    before anyone else can claim its ID.
+ *
+ * The token makes the kernel refuse a stale agent: an assignment with a
+ * token older than one it has seen, or a renew or revoke with a token
+ * that is not the one in force, fails with ESTALE.
+ *
+ * Every transaction here is safe to repeat: etcd_call() sends it to the
+ * next endpoint when one does not answer, and the first may have been
+ * applied. A claim that finds the key already bound to our own lease
+ * takes it as ours.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+volatile sig_atomic_t lease_stop;
+
+struct agent {
+	struct lease_conf *c;
+	struct etcd *e;
+	struct lease_dev *d;
+	uint32_t node_bits;
+	int nr_endpoints;
+	char prefix[256];	/* /uidgen/<cluster>/ */
+	char host[128];
+	/* the lease */
+	int64_t lease;
+	int64_t stale_lease;	/* ours, revoked in the device, not yet in etcd */
+	int64_t ttl;		/* as etcd granted it */
+	uint64_t ka_sent_ns;	/* send time of the last keepalive that succeeded */
+	/* the claim */
+	int held;		/* claimed in etcd */
+	int installed;		/* and in force in the device */
+	uint32_t node;
+	int64_t token;
+	uint64_t floor_ms;	/* LEASE_FLOOR_NEW, or the floor read at claim */
+	uint64_t grant_ms;	/* persisted and in force */
+	uint64_t deadline_ns;
+	uint64_t acquire_ns;	/* when this claim round began */
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "uidgen-lease: [%.3f] ", (double)etcd_boottime_ns() / 1e9);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Sleep until CLOCK_BOOTTIME @t; returns early (nonzero) on a stop signal. */
+static int sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
+			       .tv_nsec = (long)(t % 1000000000ULL) };
+
+	while (!lease_stop) {
+		if (clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &ts, NULL) == 0)
+			return 0;
+	}
+	return 1;
+}
+
+static uint64_t jitter(uint64_t ns)
+{
+	return ns / 2 + (uint64_t)random() % (ns + 1);
+}
+
+/*
+ * The server starts a lease's TTL when it handles the grant or keepalive,
+ * which is after we sent it, and only ever expires it later than that
+ * (its expiry check runs every 500 ms; a new leader restarts every TTL in
+ * full). Measured on our clock, at most TTL x (1 + rate) of ours pass
+ * before the server's TTL does; we take TTL x (1 - rate), a bound that is
+ * also safe for a clock slow by up to rate, and a margin off that.
+ */
+uint64_t agent_deadline(const struct lease_conf *c, uint64_t sent_ns, int64_t ttl_s)
+{
+	uint64_t ttl_ns = (uint64_t)ttl_s * 1000000000ULL;
+
+	return sent_ns + ttl_ns / 1000000 * (uint64_t)(1000000 - c->rate_ppm) -
+	       (uint64_t)c->margin_ms * 1000000ULL;
+}
+
+int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_endpoints,
+	      struct lease_dev *d)
+{
+	struct lease_dev_state st;
+	struct agent *a;
+	int r;
+
+	r = lease_dev_state(d, &st);
+	if (r == -EOPNOTSUPP) {
+		say("%s: the module is older than uapi 1.4: it has no node deadline or grant to guard; upgrade it",
+		    c->device);
+		return r;
+	}
+	if (r) {
+		say("%s: UIDGEN_IOC_INFO: %s", c->device, strerror(-r));
+		return r;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->c = c;
+	a->e = e;
+	a->d = d;
+	a->node_bits = st.node_bits;
+	a->nr_endpoints = nr_endpoints;
+	snprintf(a->prefix, sizeof(a->prefix), "/uidgen/%s/", c->cluster);
+	if (gethostname(a->host, sizeof(a->host) - 1))
+		strcpy(a->host, "?");
+	srandom((unsigned int)(getpid() ^ etcd_boottime_ns()));
+	*ap = a;
+	return 0;
+}
+
+void agent_free(struct agent *a)
+{
+	free(a);
+}
+
+static void key(const struct agent *a, char *buf, size_t len, const char *kind, uint32_t id)
+{
+	snprintf(buf, len, "%s%s/%u", a->prefix, kind, id);
+}
+
+static int lease_grant(struct agent *a)
+{
+	int r = etcd_lease_grant(a->e, a->c->ttl_s, &a->lease, &a->ttl);
+
+	if (r) {
+		say("lease grant: %s", etcd_errmsg(a->e));
+		a->lease = 0;
+	}
+	return r;
+}
+
+/* 0, -ENOENT when the lease is gone, or another -errno: no answer. */
+static int keepalive(struct agent *a)
+{
+	uint64_t sent;
+	int64_t ttl;
+	int r = etcd_lease_keepalive(a->e, a->lease, &ttl, &sent);
+
+	if (r)
+		return r;
+	if (ttl <= 0)
+		return -ENOENT;
+	a->ttl = ttl;
+	a->ka_sent_ns = sent;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+static char *claim_value(const struct agent *a)
+{
+	json_object *o = json_object_new_object();
+	char *s;
+
+	json_object_object_add(o, "machine", json_object_new_string(a->c->machine_id));
+	json_object_object_add(o, "host", json_object_new_string(a->host));
+	json_object_object_add(o, "since_ms", json_object_new_int64((int64_t)now_ms()));
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return s;
+}
+
+static int range(struct agent *a, const char *k, int prefix, int keys_only, json_object **resp)
+{
+	json_object *op = etcd_op_range(k, prefix, keys_only), *inner;
+
+	/* the txn op's inner object is what /v3/kv/range takes */
+	json_object_object_get_ex(op, "request_range", &inner);
+	json_object_get(inner);
+	json_object_put(op);
+	return etcd_call(a->e, "/v3/kv/range", inner, resp, NULL);
+}
+
+/* The machine record: the ID this machine held last, or -1. */
+static long last_held(struct agent *a)
+{
+	json_object *resp;
+	struct etcd_kv kv;
+	char k[512];
+	uint64_t v;
+	long id = -1;
+
+	snprintf(k, sizeof(k), "%smachine/%s", a->prefix, a->c->machine_id);
+	if (range(a, k, 0, 0, &resp))
+		return -1;
+	if (!etcd_kv_get(resp, 0, &kv)) {
+		if (!parse_u64(kv.value, &v) && v < (1ULL << a->node_bits))
+			id = (long)v;
+		etcd_kv_free(&kv);
+	}
+	json_object_put(resp);
+	return id;
+}
+
+/*
+ * persist_grant() - write @grant_ms to floor/<node> while node/<node> is
+ * still our claim. Returns 0, -ENOLINK if the claim is gone, or -errno if
+ * etcd did not answer (the grant is then not raised).
+ */
+static int persist_grant(struct agent *a, uint64_t grant_ms)
+{
+	json_object *c = json_object_new_array(), *s = json_object_new_array(), *resp;
+	char nk[512], fk[512], v[24];
+	int ok, r;
+
+	key(a, nk, sizeof(nk), "node", a->node);
+	key(a, fk, sizeof(fk), "floor", a->node);
+	snprintf(v, sizeof(v), "%" PRIu64, grant_ms);
+	json_object_array_add(c, etcd_cmp_create(nk, a->token));
+	json_object_array_add(s, etcd_op_put(fk, v, 0));
+	r = etcd_txn(a->e, c, s, NULL, &ok, &resp);
+	if (r)
+		return r;
+	json_object_put(resp);
+	return ok ? 0 : -ENOLINK;
+}
+
+/*
+ * claim() - try to claim node ID @id for our lease.
+ * Returns 0 (a->node, token, floor_ms, grant_ms set and the grant
+ * persisted), -EEXIST if another holds it, -ESTALE if its floor is
+ * missing though it was claimed before (an operator must look), -EAGAIN
+ * for a race worth retrying, or -errno from etcd.
+ */
+static int claim(struct agent *a, uint32_t id)
+{
+	char nk[512], fk[512], ck[512], mk[512], v[24], *val;
+	json_object *c, *s, *f, *resp;
+	struct etcd_kv node = { 0 }, floor = { 0 }, claimed = { 0 };
+	uint64_t fl = 0, g;
+	int ok, r, has_node, has_floor, has_claimed;
+
+	key(a, nk, sizeof(nk), "node", id);
+	key(a, fk, sizeof(fk), "floor", id);
+	key(a, ck, sizeof(ck), "claimed", id);
+	snprintf(mk, sizeof(mk), "%smachine/%s", a->prefix, a->c->machine_id);
+	snprintf(v, sizeof(v), "%u", id);
+	val = claim_value(a);
+
+	/* A: never claimed. The claim, its first grant and the marker that
+	 * it was claimed, all at once. */
+	g = now_ms() + (uint64_t)a->c->grant_window_ms;
+	c = json_object_new_array();
+	s = json_object_new_array();
+	f = json_object_new_array();
+	json_object_array_add(c, etcd_cmp_create(nk, 0));
+	json_object_array_add(c, etcd_cmp_create(fk, 0));
+	json_object_array_add(c, etcd_cmp_create(ck, 0));
+	{
+		char gv[24];
+
+		snprintf(gv, sizeof(gv), "%" PRIu64, g);
+		json_object_array_add(s, etcd_op_put(nk, val, a->lease));
+		json_object_array_add(s, etcd_op_put(fk, gv, 0));
+		json_object_array_add(s, etcd_op_put(ck, a->c->machine_id, 0));
+		json_object_array_add(s, etcd_op_put(mk, v, 0));
+	}
+	json_object_array_add(f, etcd_op_range(nk, 0, 0));
+	json_object_array_add(f, etcd_op_range(fk, 0, 0));
+	json_object_array_add(f, etcd_op_range(ck, 0, 0));
+	r = etcd_txn(a->e, c, s, f, &ok, &resp);
+	if (r)
+		goto out;
+	if (ok) {
+		a->node = id;
+		a->token = etcd_revision(resp);
+		a->floor_ms = LEASE_FLOOR_NEW;
+		a->grant_ms = g;
+		json_object_put(resp);
+		goto out;
+	}
+	has_node = !etcd_kv_get(etcd_txn_range(resp, 0), 0, &node);
+	has_floor = !etcd_kv_get(etcd_txn_range(resp, 1), 0, &floor);
+	has_claimed = !etcd_kv_get(etcd_txn_range(resp, 2), 0, &claimed);
+	json_object_put(resp);
+	if (has_floor && parse_u64(floor.value, &fl)) {
+		say("node %u: %s holds '%.40s', not a time in ms: refusing the ID", id, fk, floor.value);
+		r = -ESTALE;
+		goto out;
+	}
+	if (has_node && node.lease == a->lease) {
+		/* An earlier try of this claim was applied (a timeout and a
+		 * retry on another member): it is ours. */
+		a->node = id;
+		a->token = node.create_revision;
+		if (has_floor && floor.create_revision == node.create_revision) {
+			a->floor_ms = LEASE_FLOOR_NEW;
+			a->grant_ms = fl;
+			goto out;
+		}
+		goto floor;
+	}
+	if (has_node) {
+		r = -EEXIST;
+		goto out;
+	}
+	if (!has_floor) {
+		if (has_claimed) {
+			say("node %u was claimed before (%s at revision %" PRId64 ") but %s is gone: refusing it; "
+			    "restore %s to a time (Unix ms) at or after the last ID it issued to release it",
+			    id, ck, claimed.create_revision, fk, fk);
+			r = -ESTALE;
+		} else {
+			r = -EAGAIN;
+		}
+		goto out;
+	}
+
+	/* B: claimed before, floor in place and not moved since we read it. */
+	c = json_object_new_array();
+	s = json_object_new_array();
+	f = json_object_new_array();
+	json_object_array_add(c, etcd_cmp_create(nk, 0));
+	json_object_array_add(c, etcd_cmp_mod(fk, floor.mod_revision));
+	json_object_array_add(s, etcd_op_put(nk, val, a->lease));
+	json_object_array_add(s, etcd_op_put(mk, v, 0));
+	if (!has_claimed)
+		json_object_array_add(s, etcd_op_put(ck, a->c->machine_id, 0));
+	json_object_array_add(f, etcd_op_range(nk, 0, 0));
+	r = etcd_txn(a->e, c, s, f, &ok, &resp);
+	if (r)
+		goto out;
+	if (ok) {
+		a->node = id;
+		a->token = etcd_revision(resp);
+		json_object_put(resp);
+		goto floor;
+	}
+	etcd_kv_free(&node);
+	has_node = !etcd_kv_get(etcd_txn_range(resp, 0), 0, &node);
+	json_object_put(resp);
+	if (has_node && node.lease == a->lease) {
+		a->node = id;
+		a->token = node.create_revision;
+		goto floor;
+	}
+	r = has_node ? -EEXIST : -EAGAIN;
+	goto out;
+
+floor:
+	/* Our first grant starts above the floor, whatever our clock says:
+	 * a clock behind the last holder's costs a wait, never a repeat. */
+	a->floor_ms = fl;
+	g = (now_ms() > fl ? now_ms() : fl) + (uint64_t)a->c->grant_window_ms;
+	r = persist_grant(a, g);
+	if (!r)
+		a->grant_ms = g;
+	else if (r == -ENOLINK)
+		r = -EAGAIN;
+out:
+	etcd_kv_free(&node);
+	etcd_kv_free(&floor);
+	etcd_kv_free(&claimed);
+	free(val);
+	if (!r)
+		a->held = 1;
+	return r;
+}
+
+/* Release in the order that keeps the ID single-held: the kernel first,
+ * then etcd (which frees the ID for the others). */
+static void release(struct agent *a, const char *why)
+{
+	int r;
+
+	if (a->installed) {
+		r = lease_dev_revoke(a->d, (uint64_t)a->token);
+		if (r == -ESTALE) {
+			/* Our token is not in force: the kernel revoked it at
+			 * the deadline (or on a VM fork) already. */
+			struct lease_dev_state st;
+
+			if (!lease_dev_state(a->d, &st) &&
+			    (!st.active || st.token != (uint64_t)a->token)) {
+				say("node %u: already revoked in the device (%s)", a->node, why);
+				r = 0;
+				goto revoked;
+			}
+		}
+		if (r)
+			say("node %u: revoke in the device: %s", a->node, strerror(-r));
+		else
+			say("node %u: revoked in the device (%s)", a->node, why);
+revoked:
+		a->installed = 0;
+	}
+	if (a->lease) {
+		r = etcd_lease_revoke(a->e, a->lease);
+		if (r && r != -ENOENT) {
+			say("lease %" PRIx64 ": revoke in etcd: %s (it expires by itself in %" PRId64 " s, or when etcd answers again)",
+			    (uint64_t)a->lease, etcd_errmsg(a->e), a->ttl);
+			/* etcd restarts every lease's TTL when it comes
+			 * back: revoke it then, not a TTL later. */
+			a->stale_lease = a->lease;
+		}
+		else if (a->held)
+			say("node %u: released in etcd", a->node);
+		a->lease = 0;
+	}
+	a->held = 0;
+}
+
+/* Keep the lease alive while waiting for a free ID. */
+static int keep_lease(struct agent *a)
+{
+	int r;
+
+	if (a->lease && etcd_boottime_ns() < a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3)
+		return 0;
+	if (a->lease) {
+		r = keepalive(a);
+		if (!r)
+			return 0;
+		a->lease = 0;
+	}
+	r = lease_grant(a);
+	if (!r)
+		a->ka_sent_ns = etcd_boottime_ns();
+	return r;
+}
+
+/* acquire() - claim an ID, preferring the one this machine held last.
+ * Returns 0, 1 on a stop signal, or a fatal -errno. */
+static int acquire(struct agent *a)
+{
+	uint32_t n = 1U << a->node_bits, i, start, tries;
+	long pref = last_held(a);
+	unsigned char *busy = calloc(n, 1);
+	int waiting = 0, r = 0;
+	char nk[512];
+
+	if (!busy)
+		return -ENOMEM;
+	a->acquire_ns = etcd_boottime_ns();
+	while (!lease_stop) {
+		json_object *resp;
+
+		if (a->stale_lease) {
+			r = etcd_lease_revoke(a->e, a->stale_lease);
+			if (!r || r == -ENOENT)
+				a->stale_lease = 0;
+		}
+		r = keep_lease(a);
+		if (r == -EACCES) {
+			say("etcd refused us (user, password, or the role's permissions on %s): %s",
+			    a->prefix, etcd_errmsg(a->e));
+			free(busy);
+			return r;
+		}
+		if (r) {
+			sleep_until(etcd_boottime_ns() + jitter((uint64_t)a->c->retry_ms * 1000000));
+			continue;
+		}
+		memset(busy, 0, n);
+		key(a, nk, sizeof(nk), "node", 0);
+		nk[strlen(nk) - 1] = 0;		/* the node/ prefix */
+		if (range(a, nk, 1, 1, &resp)) {
+			say("list %s: %s", nk, etcd_errmsg(a->e));
+			sleep_until(etcd_boottime_ns() + jitter((uint64_t)a->c->retry_ms * 1000000));
+			continue;
+		}
+		for (i = 0; i < (uint32_t)etcd_nr_kvs(resp); i++) {
+			struct etcd_kv kv;
+			uint64_t id;
+
+			if (etcd_kv_get(resp, (int)i, &kv))
+				continue;
+			if (!parse_u64(kv.key + strlen(nk), &id) && id < n)
+				busy[id] = 1;
+			etcd_kv_free(&kv);
+		}
+		json_object_put(resp);
+		/* The preferred ID first, then the free ones from a random
+		 * place (so that agents starting together spread out). */
+		start = (uint32_t)random() % n;
+		tries = 0;
+		for (i = 0; i <= n && tries < 8 && !lease_stop; i++) {
+			uint32_t id;
+
+			if (i == 0) {
+				if (pref < 0)
+					continue;
+				id = (uint32_t)pref;
+			} else {
+				id = (start + i - 1) % n;
+				if ((long)id == pref)
+					continue;
+			}
+			if (busy[id])
+				continue;
+			tries++;
+			r = claim(a, id);
+			if (!r) {
+				char fl[24] = "NEW";
+
+				if (a->floor_ms != LEASE_FLOOR_NEW)
+					snprintf(fl, sizeof(fl), "%" PRIu64, a->floor_ms);
+				say("node %u: claimed (token %" PRId64 ", floor %s, grant %" PRIu64
+				    ") in %.1f ms%s",
+				    id, a->token, fl, a->grant_ms,
+				    (double)(etcd_boottime_ns() - a->acquire_ns) / 1e6,
+				    (long)id == pref ? ", the ID this machine held last" : "");
+				free(busy);
+				return 0;
+			}
+			busy[id] = 1;
+			if (r != -EEXIST && r != -ESTALE && r != -EAGAIN) {
+				say("claim node %u: %s", id, etcd_errmsg(a->e));
+				break;
+			}
+		}
+		if (lease_stop)
+			break;
+		if (!tries && !waiting) {
+			say("all %u node IDs are held: waiting for one to be freed", n);
+			waiting = 1;
+		}
+		sleep_until(etcd_boottime_ns() + jitter((uint64_t)a->c->retry_ms * 1000000));
+	}
+	free(busy);
+	return 1;
+}
+
+/* install() - put the claimed node in force in the device. Returns 0,
+ * -EAGAIN to start over, or a fatal -errno. */
+static int install(struct agent *a)
+{
+	int r = keepalive(a);
+
+	if (r) {
+		say("node %u: keepalive before install: %s", a->node,
+		    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+		return -EAGAIN;
+	}
+	a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+	r = lease_dev_install(a->d, a->node, a->floor_ms, a->grant_ms, a->deadline_ns,
+			      (uint64_t)a->token);
+	switch (r) {
+	case 0:
+		a->installed = 1;
+		say("node %u: in force (token %" PRId64 ", deadline in %.3f s)", a->node, a->token,
+		    (double)(a->deadline_ns - etcd_boottime_ns()) / 1e9);
+		return 0;
+	case -ETIME:
+		say("node %u: the deadline passed before the install (etcd is slow?)", a->node);
+		return -EAGAIN;
+	case -EBUSY:
+		say("node %u: another node ID is in force in %s (assigned by hand?): uidgen-lease manages the node ID; revoke it first (uidgen revoke-node)",
+		    a->node, a->c->device);
+		return r;
+	case -ESTALE:
+		say("node %u: token %" PRId64 " is older than one the module has seen: was the etcd cluster rebuilt? reload the module",
+		    a->node, a->token);
+		return r;
+	default:
+		say("node %u: install: %s", a->node, strerror(-r));
+		return r;
+	}
+}
+
+enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED };
+
+/* hold() - keepalives every TTL/3, each followed by a grant raised ahead
+ * of the clock (persisted first) and the deadline moved; returns why it
+ * stopped. */
+static int hold(struct agent *a)
+{
+	uint64_t next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
+	int failing = 0;
+
+	for (;;) {
+		uint64_t now, grant = 0;
+		long left_ms;
+		int r;
+
+		if (sleep_until(next < a->deadline_ns ? next : a->deadline_ns))
+			return HOLD_STOP;
+		now = etcd_boottime_ns();
+		if (now >= a->deadline_ns) {
+			say("node %u: deadline passed with no keepalive answered since %.3f s: the kernel revoked it",
+			    a->node, (double)a->ka_sent_ns / 1e9);
+			return HOLD_EXPIRED;
+		}
+		/* Give every endpoint its turn before the deadline. */
+		left_ms = (long)((a->deadline_ns - now) / 1000000);
+		etcd_set_timeout(a->e, left_ms / (2 * a->nr_endpoints) < a->c->timeout_ms ?
+				 left_ms / (2 * a->nr_endpoints) : a->c->timeout_ms);
+		r = keepalive(a);
+		etcd_set_timeout(a->e, a->c->timeout_ms);
+		if (r == -ENOENT) {
+			say("node %u: lease %" PRIx64 " is gone (expired in etcd)", a->node, (uint64_t)a->lease);
+			return HOLD_LOST;
+		}
+		if (r) {
+			if (!failing++)
+				say("node %u: keepalive: %s", a->node, etcd_errmsg(a->e));
+			next = etcd_boottime_ns() + 1000000000ULL * (uint64_t)a->ttl / 20;
+			continue;
+		}
+		if (failing)
+			say("node %u: keepalive answered again after %d failures", a->node, failing);
+		failing = 0;
+		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+		if (a->grant_ms < now_ms() + (uint64_t)a->c->grant_window_ms * 2 / 3) {
+			grant = now_ms() + (uint64_t)a->c->grant_window_ms;
+			r = persist_grant(a, grant);
+			if (r == -ENOLINK) {
+				say("node %u: the claim is gone from etcd", a->node);
+				return HOLD_LOST;
+			}
+			if (r) {
+				say("node %u: persist grant: %s", a->node, etcd_errmsg(a->e));
+				grant = 0;
+			}
+		}
+		r = lease_dev_renew(a->d, a->node, grant, a->deadline_ns, (uint64_t)a->token);
+		if (r == -ETIME)
+			return HOLD_EXPIRED;
+		if (r) {
+			say("node %u: renew in the device: %s (revoked there: VM fork, snapshot or by hand)",
+			    a->node, strerror(-r));
+			return HOLD_LOST;
+		}
+		if (grant)
+			a->grant_ms = grant;
+		next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
+	}
+}
+
+/*
+ * drop_stale_claim() - at start, with nothing of ours in force in the
+ * device: a claim of this machine's still in etcd was left by an agent
+ * that died after its kernel revoked (deadline passed, etcd restarted,
+ * SIGKILL). Nobody issues under it; free it now rather than a TTL later.
+ */
+static void drop_stale_claim(struct agent *a)
+{
+	json_object *resp, *v, *m;
+	struct etcd_kv kv;
+	long id = last_held(a);
+	char nk[512];
+	int mine = 0;
+
+	if (id < 0)
+		return;
+	key(a, nk, sizeof(nk), "node", (uint32_t)id);
+	if (range(a, nk, 0, 0, &resp))
+		return;
+	if (!etcd_kv_get(resp, 0, &kv)) {
+		v = json_tokener_parse(kv.value);
+		mine = v && json_object_object_get_ex(v, "machine", &m) &&
+		       !strcmp(json_object_get_string(m), a->c->machine_id);
+		json_object_put(v);
+		if (mine && kv.lease && !etcd_lease_revoke(a->e, kv.lease))
+			say("node %ld: released this machine's claim left by a previous run (token %" PRId64
+			    "): the device does not hold it", id, kv.create_revision);
+		etcd_kv_free(&kv);
+	}
+	json_object_put(resp);
+}
+
+/*
+ * adopt() - at start, the device may hold a node from an agent that was
+ * killed. If etcd still has that very claim (same token, this machine)
+ * and its lease is alive, carry on with it: a restart costs no
+ * availability. Otherwise revoke it. Returns 0 (adopted), 1 (nothing to
+ * adopt), or a fatal -errno.
+ */
+static int adopt(struct agent *a)
+{
+	struct lease_dev_state st;
+	json_object *resp = NULL, *v = NULL, *m;
+	struct etcd_kv kv = { 0 };
+	char nk[512];
+	int r, ours = 0;
+
+	r = lease_dev_state(a->d, &st);
+	if (r)
+		return r;
+	if (!st.active) {
+		drop_stale_claim(a);
+		return 1;
+	}
+	if (!st.token) {
+		say("node %u is in force in %s with no fencing token (assigned by hand): uidgen-lease manages the node ID; revoke it first (uidgen revoke-node)",
+		    st.node, a->c->device);
+		return -EBUSY;
+	}
+	key(a, nk, sizeof(nk), "node", st.node);
+	while (range(a, nk, 0, 0, &resp)) {
+		/* Unknown: keep it; the kernel revokes it at its deadline. */
+		say("node %u in force from a previous run; etcd: %s", st.node, etcd_errmsg(a->e));
+		if (sleep_until(etcd_boottime_ns() + (uint64_t)a->c->retry_ms * 1000000))
+			return 1;
+	}
+	if (!etcd_kv_get(resp, 0, &kv) && kv.create_revision == (int64_t)st.token) {
+		v = json_tokener_parse(kv.value);
+		ours = v && json_object_object_get_ex(v, "machine", &m) &&
+		       !strcmp(json_object_get_string(m), a->c->machine_id);
+		json_object_put(v);
+	}
+	json_object_put(resp);
+	if (ours) {
+		a->lease = kv.lease;
+		a->node = st.node;
+		a->token = (int64_t)st.token;
+		a->held = 1;
+		a->installed = 1;
+		a->grant_ms = st.grant_ms;
+		a->floor_ms = st.floor_ms;
+		r = keepalive(a);
+		if (!r) {
+			a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+			r = lease_dev_renew(a->d, a->node, 0, a->deadline_ns, st.token);
+		}
+		if (!r) {
+			say("node %u: adopted from the previous run (token %" PRId64 ")", a->node, a->token);
+			etcd_kv_free(&kv);
+			return 0;
+		}
+		say("node %u: cannot adopt the previous run's claim (token %" PRIu64 "): %s", st.node,
+		    st.token, r == -ENOENT ? "its lease is gone" : strerror(-r));
+	} else {
+		say("node %u in force from a previous run (token %" PRIu64 "), but etcd has %s", st.node,
+		    st.token, kv.key ? "another claim" : "no claim");
+	}
+	etcd_kv_free(&kv);
+	a->node = st.node;
+	a->token = (int64_t)st.token;
+	a->installed = 1;
+	a->held = 0;
+	release(a, "left by a previous run whose claim is gone");
+	drop_stale_claim(a);
+	return 1;
+}
+
+int agent_run(struct agent *a)
+{
+	int r = adopt(a), h;
+
+	if (r < 0)
+		return r;
+	if (r == 0)
+		goto holding;
+	while (!lease_stop) {
+		r = acquire(a);
+		if (r)
+			break;
+		r = install(a);
+		if (r == -EAGAIN) {
+			release(a, "install failed");
+			continue;
+		}
+		if (r)
+			break;
+holding:
+		h = hold(a);
+		release(a, h == HOLD_STOP ? "shutdown" : h == HOLD_LOST ? "claim lost" : "deadline passed");
+		r = 0;
+		if (!lease_stop)
+			sleep_until(etcd_boottime_ns() + jitter((uint64_t)a->c->retry_ms * 1000000));
+	}
+	release(a, "shutdown");
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uidgen-lease: reading the configuration (see conf.h and
+ * uidgen-lease(8) for what each key means).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "conf.h"
+
+void lease_conf_defaults(struct lease_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->endpoints = strdup("http://127.0.0.1:2379");
+	c->cluster = strdup("default");
+	c->device = strdup("/dev/uid");
+	c->machine_id_file = strdup("/etc/machine-id");
+	c->sim_node_bits = 10;
+	c->ttl_s = 10;
+	c->margin_ms = 1000;
+	c->rate_ppm = 1000;
+	c->timeout_ms = 2000;
+	c->retry_ms = 1000;
+}
+
+static int set_str(char **p, const char *v)
+{
+	free(*p);
+	*p = *v ? strdup(v) : NULL;
+	return 0;
+}
+
+static int set_long(long *p, const char *key, const char *v, long min, long max)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < min || n > max) {
+		fprintf(stderr, "uidgen-lease: %s = %s: not a number from %ld to %ld\n",
+			key, v, min, max);
+		return -EINVAL;
+	}
+	*p = n;
+	return 0;
+}
+
+int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} strs[] = {
+#define S(f) { #f, offsetof(struct lease_conf, f) }
+		S(endpoints), S(cluster), S(cacert), S(cert), S(key), S(user),
+		S(password_file), S(device), S(machine_id_file), S(machine_id),
+#undef S
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (!strcmp(k, strs[i].name))
+			return set_str((char **)((char *)c + strs[i].off), v);
+	if (!strcmp(k, "ttl"))
+		return set_long(&c->ttl_s, k, v, 2, 3600);
+	if (!strcmp(k, "margin_ms"))
+		return set_long(&c->margin_ms, k, v, 0, 3600000);
+	if (!strcmp(k, "rate_ppm"))
+		return set_long(&c->rate_ppm, k, v, 0, 500000);
+	if (!strcmp(k, "grant_window_ms"))
+		return set_long(&c->grant_window_ms, k, v, 0, 86400000);
+	if (!strcmp(k, "timeout_ms"))
+		return set_long(&c->timeout_ms, k, v, 50, 600000);
+	if (!strcmp(k, "retry_ms"))
+		return set_long(&c->retry_ms, k, v, 10, 3600000);
+	if (!strcmp(k, "sim_node_bits"))
+		return set_long(&c->sim_node_bits, k, v, 0, 30);
+	fprintf(stderr, "uidgen-lease: unknown setting '%s'\n", k);
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+int lease_conf_read(struct lease_conf *c, const char *file, int must_exist)
+{
+	char line[4096];
+	int lineno = 0, r = 0;
+	FILE *f = fopen(file, "r");
+
+	if (!f) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		r = -errno;
+		fprintf(stderr, "uidgen-lease: %s: %s\n", file, strerror(errno));
+		return r;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = trim(line), *eq;
+
+		lineno++;
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			fprintf(stderr, "uidgen-lease: %s:%d: not 'key = value'\n", file, lineno);
+			r = -EINVAL;
+			break;
+		}
+		*eq = 0;
+		r = lease_conf_set(c, trim(s), trim(eq + 1));
+		if (r) {
+			fprintf(stderr, "uidgen-lease: in %s:%d\n", file, lineno);
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+static char *read_line(const char *file)
+{
+	char buf[512];
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return NULL;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return strdup(trim(buf));
+}
+
+int lease_conf_finish(struct lease_conf *c)
+{
+	const char *p;
+
+	if (!c->endpoints || !c->cluster || !*c->cluster) {
+		fprintf(stderr, "uidgen-lease: endpoints and cluster must be set\n");
+		return -EINVAL;
+	}
+	for (p = c->cluster; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.", *p)) {
+			fprintf(stderr, "uidgen-lease: cluster '%s': only letters, digits, - _ .\n",
+				c->cluster);
+			return -EINVAL;
+		}
+	if (!c->machine_id) {
+		c->machine_id = read_line(c->machine_id_file);
+		if (!c->machine_id || !*c->machine_id) {
+			fprintf(stderr, "uidgen-lease: %s: cannot read the machine ID: %s\n",
+				c->machine_id_file, c->machine_id ? "empty" : strerror(errno));
+			return -ENOENT;
+		}
+	}
+	for (p = c->machine_id; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.", *p)) {
+			fprintf(stderr, "uidgen-lease: machine ID '%s': only letters, digits, - _ .\n",
+				c->machine_id);
+			return -EINVAL;
+		}
+	if (c->user) {
+		if (!c->password_file) {
+			fprintf(stderr, "uidgen-lease: user is set but password_file is not\n");
+			return -EINVAL;
+		}
+		c->password = read_line(c->password_file);
+		if (!c->password) {
+			fprintf(stderr, "uidgen-lease: %s: %s\n", c->password_file, strerror(errno));
+			return -errno;
+		}
+	}
+	if (!c->grant_window_ms)
+		c->grant_window_ms = c->ttl_s * 2000 / 3;
+	/* The deadline must leave time to renew in: see uidgen-lease(8). */
+	if (c->margin_ms >= c->ttl_s * 1000 * 2 / 3) {
+		fprintf(stderr, "uidgen-lease: margin_ms %ld leaves no time to renew in a %ld s TTL (keep it below 2/3 of it)\n",
+			c->margin_ms, c->ttl_s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int lease_conf_endpoints(const struct lease_conf *c, char ***arr)
+{
+	char *s = strdup(c->endpoints), *tok, *save = NULL;
+	char **a = calloc(strlen(c->endpoints) / 2 + 2, sizeof(*a));
+	int n = 0;
+
+	if (!s || !a) {
+		free(s);
+		free(a);
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(s, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		size_t len = strlen(tok);
+
+		while (len && tok[len - 1] == '/')
+			tok[--len] = 0;
+		a[n] = strdup(tok);
+		if (!a[n++]) {
+			n = -ENOMEM;
+			break;
+		}
+	}
+	free(s);
+	if (n <= 0) {
+		lease_conf_free_endpoints(a);
+		return n ? n : -EINVAL;
+	}
+	*arr = a;
+	return n;
+}
+
+void lease_conf_free_endpoints(char **arr)
+{
+	char **p;
+
+	for (p = arr; p && *p; p++)
+		free(*p);
+	free(arr);
+}

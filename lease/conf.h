@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uidgen-lease: the configuration (/etc/uidgen/lease.conf, then the
+ * command line) and its defaults. Shared by uidgen-lease and
+ * uidgen-cluster.
+ */
+#ifndef UIDGEN_LEASE_CONF_H
+#define UIDGEN_LEASE_CONF_H
+
+#include <stdint.h>
+
+#define LEASE_CONF_DEFAULT "/etc/uidgen/lease.conf"
+
+struct lease_conf {
+	char *endpoints;	/* comma-separated URLs */
+	char *cluster;		/* keys live under /uidgen/<cluster>/ */
+	char *cacert, *cert, *key;
+	char *user, *password_file;
+	char *password;		/* read from password_file */
+	char *device;		/* /dev/uid */
+	char *machine_id_file;	/* /etc/machine-id */
+	char *machine_id;	/* its content, or given */
+	char *sim;		/* --device-sim state file, or NULL */
+	long sim_node_bits;
+	long ttl_s;		/* lease TTL asked of etcd */
+	long margin_ms;		/* taken off the kernel deadline */
+	long rate_ppm;		/* clock-rate bound, parts per million */
+	long grant_window_ms;	/* how far ahead of now grants reach; 0: 2/3 TTL */
+	long timeout_ms;	/* per etcd request */
+	long retry_ms;		/* wait between claim rounds when no ID is free */
+};
+
+void lease_conf_defaults(struct lease_conf *c);
+/* Read FILE (key = value lines, # comments); a missing file is an error
+ * only if @must_exist. Returns 0 or -errno, with a message on stderr. */
+int lease_conf_read(struct lease_conf *c, const char *file, int must_exist);
+/* Set one key from a "key=value" or key and value; -EINVAL if unknown. */
+int lease_conf_set(struct lease_conf *c, const char *key, const char *value);
+/* Fill machine_id and password, check ranges. Returns 0 or -errno. */
+int lease_conf_finish(struct lease_conf *c);
+/* Split endpoints into a NULL-terminated array; returns how many. */
+int lease_conf_endpoints(const struct lease_conf *c, char ***arr);
+void lease_conf_free_endpoints(char **arr);
+
+#endif

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uidgen-lease: the daemon's entry point: options, configuration,
+ * signals. What it does is agent.c's; see uidgen-lease(8).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: uidgen-lease [-c FILE] [-o KEY=VALUE]... [--device-sim FILE]\n"
+		"\n"
+		"Claim a node ID in etcd and keep it in force in /dev/uid, fenced: see\n"
+		"uidgen-lease(8).\n"
+		"\n"
+		"  -c, --config FILE      configuration (default " LEASE_CONF_DEFAULT ";\n"
+		"                         a missing default file means all defaults)\n"
+		"  -o, --set KEY=VALUE    one setting, over the file's (any key of lease.conf)\n"
+		"      --device-sim FILE  no device: a stand-in keeping its state in FILE\n"
+		"                         and logging every change to FILE.log (for\n"
+		"                         simulations; node IDs of sim_node_bits bits)\n"
+		"  -h, --help             this text\n"
+		"  -V, --version          the version\n"
+		"\n"
+		"Exit status: 0 after SIGTERM or SIGINT (node revoked in the device, then\n"
+		"released in etcd), 1 on an error an operator must fix, 2 on bad usage.\n");
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	lease_stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, 'o' },
+		{ "device-sim", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	struct etcd_conf ec = { 0 };
+	struct lease_conf c;
+	struct sigaction sa;
+	struct lease_dev *d = NULL;
+	struct etcd *e = NULL;
+	struct agent *a = NULL;
+	const char *conf = LEASE_CONF_DEFAULT;
+	char **sets = calloc((size_t)argc + 1, sizeof(*sets));
+	int nsets = 0, opt, r, i, explicit = 0;
+
+	lease_conf_defaults(&c);
+	while ((opt = getopt_long(argc, argv, "c:o:hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			conf = optarg;
+			explicit = 1;
+			break;
+		case 'o':
+			sets[nsets++] = optarg;
+			break;
+		case 'S':
+			c.sim = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("uidgen-lease %s\n", UIDGEN_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (lease_conf_read(&c, conf, explicit))
+		return 2;
+	for (i = 0; i < nsets; i++) {
+		char *eq = strchr(sets[i], '=');
+
+		if (!eq) {
+			fprintf(stderr, "uidgen-lease: -o %s: not KEY=VALUE\n", sets[i]);
+			return 2;
+		}
+		*eq = 0;
+		if (lease_conf_set(&c, sets[i], eq + 1))
+			return 2;
+	}
+	free(sets);
+	if (lease_conf_finish(&c))
+		return 2;
+	r = lease_conf_endpoints(&c, &ec.endpoints);
+	if (r < 0) {
+		fprintf(stderr, "uidgen-lease: endpoints '%s': no URL\n", c.endpoints);
+		return 2;
+	}
+	ec.nr_endpoints = r;
+	ec.cacert = c.cacert;
+	ec.cert = c.cert;
+	ec.key = c.key;
+	ec.user = c.user;
+	ec.password = c.password;
+	ec.timeout_ms = c.timeout_ms;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;	/* no SA_RESTART: sleeps end at once */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = lease_dev_open(&d, c.device, c.sim, (uint32_t)c.sim_node_bits, c.machine_id);
+	if (r) {
+		fprintf(stderr, "uidgen-lease: %s: %s\n", c.sim ? c.sim : c.device, strerror(-r));
+		return 1;
+	}
+	r = etcd_new(&e, &ec);
+	if (!r)
+		r = agent_new(&a, &c, e, ec.nr_endpoints, d);
+	if (!r)
+		r = agent_run(a);
+	agent_free(a);
+	etcd_free(e);
+	lease_dev_close(d);
+	lease_conf_free_endpoints(ec.endpoints);
+	return r ? 1 : 0;
+}

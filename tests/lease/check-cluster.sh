@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check-cluster: uidgen-lease against a real 3-member etcd, on the
+# host with the device stand-in (host.sh), then with the module in three
+# QEMU guests (cluster.sh); one line per suite and "N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+. tests/totals.sh
+out=$repo/build/check-cluster
+rm -rf "$out"
+mkdir -p "$out"
+start=$(date +%s)
+: > "$out/summary.txt"
+suite() {
+	local name=$1 rc
+	shift
+	"$@" > "$out/$name.log" 2>&1
+	rc=$?
+	cat "$out/$name.log"
+	echo "$name $(totals "$out/$name.log" "$rc")" >> "$out/summary.txt"
+}
+suite lease-host tests/lease/host.sh -o "$out/host"
+suite lease-cluster tests/lease/cluster.sh -o "$out/cluster"
+echo
+echo "== summary (etcd $(etcd --version | sed -n 's/etcd Version: //p'), $(( $(date +%s) - start )) s; logs in $out)"
+total_pass=0
+total_fail=0
+while read -r name pass fail; do
+	printf '%-16s %s passed, %s failed\n' "$name:" "$pass" "$fail"
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+done < "$out/summary.txt"
+[ "$(wc -l < "$out/summary.txt")" -eq 2 ] || { echo "only $(wc -l < "$out/summary.txt") of 2 suites reported"; total_fail=$((total_fail + 1)); }
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# The global check of the uidgen-lease suites: no node ID held twice at
+# any instant, and no ID issued twice.
+#
+#   check.py [--watch FILE] [--sim LOG]... [--ids FILE]... [--layout NODE_SHIFT NODE_BITS]
+#
+# --watch (watch.py's record of PREFIX/node/): each key's history must
+#   alternate: created (version 1), then only puts with that
+#   create_revision, then deleted. A second create while one is live is a
+#   node ID held twice in etcd.
+# --sim (device stand-in logs): per node ID, the times each agent had it
+#   in force, install to revoke or its deadline, must not overlap; each
+#   must carry a token that is a create_revision of that node's key; and
+#   each must end before etcd was seen deleting that claim (the device
+#   stops first). Prints the smallest and median lead.
+# --ids (decimal IDs, one a line, from every machine): no ID twice, and
+#   with --layout NODE_SHIFT NODE_BITS (the node field's position and
+#   width), no tick of a node field may carry IDs from two files: each
+#   node field held by one machine at a time, at the resolution of a tick.
+# Prints "RESULT key value" lines; exit 1 on any violation.
+import argparse, collections, statistics, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--watch")
+ap.add_argument("--sim", action="append", default=[])
+ap.add_argument("--ids", action="append", default=[])
+ap.add_argument("--layout", nargs=2, type=int)
+ap.add_argument("--tick-us", type=int, default=1000)
+ap.add_argument("--epoch-ms", type=int, default=1767225600000)
+ap.add_argument("--cases", help="lines 'NAME WALL_MS': label each hand-over")
+a = ap.parse_args()
+bad = 0
+
+def res(k, v):
+    print("RESULT", k, v)
+
+deleted = {}   # (key, create_rev) -> seen_ns of its delete
+created = {}   # (key, create_rev) -> seen_ns of its create
+if a.watch:
+    live = {}
+    twice = 0
+    claims = 0
+    for line in open(a.watch):
+        seen, typ, key, crev, mod, ver = line.split()
+        seen, crev, mod, ver = int(seen), int(crev), int(mod), int(ver)
+        if "/node/" not in key:
+            continue
+        if typ == "DELETE":
+            if key in live:
+                deleted[(key, live.pop(key))] = seen
+            continue
+        if ver == 1:
+            claims += 1
+            if key in live:
+                twice += 1
+                print("held twice in etcd:", key, "created at", crev, "while", live[key], "lives")
+            live[key] = crev
+            created[(key, crev)] = seen
+        elif live.get(key) != crev:
+            twice += 1
+            print("put to", key, "with create_revision", crev, "not the live", live.get(key))
+    res("claims", claims)
+    res("etcd_held_twice", twice)
+    bad += twice
+
+if a.sim:
+    # who -> current interval; node -> list of (start, end, who, token)
+    iv = collections.defaultdict(list)
+    cur = {}
+    for path in a.sim:
+        for line in open(path):
+            f = line.split()
+            t, ev = int(f[0]), f[1]
+            kv = dict(x.split("=", 1) for x in f[2:])
+            who = kv["who"]
+            node, tok, dl = int(kv["node"]), int(kv["token"]), int(kv["deadline"])
+            if ev == "install":
+                cur[who] = [t, dl, node, tok]
+            elif ev == "renew" and who in cur:
+                cur[who][1] = dl
+            elif ev in ("revoke", "expire") and who in cur:
+                s, d, n, k = cur.pop(who)
+                iv[n].append((s, min(t, d), who, k))
+    for who, (s, d, n, k) in cur.items():
+        iv[n].append((s, d, who, k))
+    # With etcd's history, a token (a create_revision, unique in the
+    # store) names the very key: agents of several clusters may share
+    # one node number.
+    if a.watch:
+        bykey = collections.defaultdict(list)
+        for n, lst in iv.items():
+            for x in lst:
+                keys = [c[0] for c in created if c[1] == x[3]]
+                bykey[keys[0] if keys else "?%d" % n].append(x)
+        iv = bykey
+    overlaps = 0
+    leads = []
+    unknown = 0
+    late = 0
+    for n, lst in iv.items():
+        lst.sort()
+        for p, q in zip(lst, lst[1:]):
+            if q[0] < p[1]:
+                overlaps += 1
+                print("%s in force twice: %s token %d until %d, %s token %d from %d"
+                      % (n, p[2], p[3], p[1], q[2], q[3], q[0]))
+        if a.watch:
+            for s, e, who, k in lst:
+                key = [x for x in created if x[1] == k and x[0] == n]
+                if not key:
+                    unknown += 1
+                    print("%s token %d (%s): no such claim in etcd's history" % (n, k, who))
+                    continue
+                if key[0] in deleted:
+                    lead = deleted[key[0]] - e
+                    leads.append(lead)
+                    if lead < 0:
+                        late += 1
+                        print("%s token %d (%s): in force until %d, %.3f s after etcd freed it"
+                              % (n, k, who, e, -lead / 1e9))
+    res("sim_intervals", sum(len(x) for x in iv.values()))
+    res("sim_overlaps", overlaps)
+    bad += overlaps
+    if a.watch:
+        res("sim_unknown_tokens", unknown)
+        res("sim_after_etcd_freed", late)
+        bad += unknown + late
+        if leads:
+            res("lead_min_ms", "%.0f" % (min(leads) / 1e6))
+            res("lead_median_ms", "%.0f" % (statistics.median(leads) / 1e6))
+
+if a.ids:
+    seen = {}
+    total = 0
+    dups = 0
+    for path in a.ids:
+        for line in open(path):
+            line = line.strip()
+            if not line:
+                continue
+            total += 1
+            if line in seen:
+                dups += 1
+                if dups <= 10:
+                    print("repeat:", line, "in", seen[line], "and", path)
+            else:
+                seen[line] = path
+    res("ids", total)
+    res("repeats", dups)
+    bad += dups
+    if a.layout:
+        shift, bits = a.layout
+        owner = {}
+        shared = 0
+        per = collections.Counter()
+        for v, path in seen.items():
+            i = int(v)
+            node = (i >> shift) & ((1 << bits) - 1)
+            tick = i >> (shift + bits)
+            per[(node, path)] += 1
+            o = owner.setdefault((node, tick), path)
+            if o != path:
+                shared += 1
+                if shared <= 10:
+                    print("node %d tick %d: IDs from %s and %s" % (node, tick, o, path))
+        for (node, path), c in sorted(per.items()):
+            res("node_ids", "%d %s %d" % (node, path, c))
+        # Hand-overs: per node field, in ID time, the last ID of one
+        # machine and the first of the next: how long the node ID issued
+        # nothing while it changed hands.
+        cases = []
+        if a.cases:
+            cases = [(int(w), n) for n, w, _ in (l.split() for l in open(a.cases))]
+        ms = lambda tick: a.epoch_ms + tick * a.tick_us // 1000
+        bynode = collections.defaultdict(list)
+        for v, path in seen.items():
+            i = int(v)
+            bynode[(i >> shift) & ((1 << bits) - 1)].append((i >> (shift + bits), path))
+        for node, lst in sorted(bynode.items()):
+            lst.sort()
+            for (t0, p0), (t1, p1) in zip(lst, lst[1:]):
+                if p0 != p1:
+                    label = [n for w, n in cases if w <= ms(t0) + 1000]
+                    res("handover", "node %d %s -> %s gap %d ms (%s)" % (
+                        node, "/".join(p0.split("/")[-2:]), "/".join(p1.split("/")[-2:]),
+                        ms(t1) - ms(t0), label[-1] if label else "?"))
+        res("shared_ticks", shared)
+        bad += shared
+
+sys.exit(1 if bad else 0)

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the uidgen-lease suites: a real etcd cluster of 3 members on
+# this machine's loopback, clients on 127.0.0.1:2379N and peers on
+# 127.0.0.1:2380N (N = 1, 2, 3). QEMU guests with user networking reach
+# the clients at 10.0.2.2:2379N.
+#
+#   etcd_start DIR [tls]   start it (data and logs in DIR; with tls, a CA,
+#                          server and client certificates made with openssl
+#                          in DIR/pki, client certificates required)
+#   etcd_stop              stop every member
+#   etcd_kill N / etcd_run N   SIGKILL member N / start it again
+#   etcd_leader            the number N of the leader
+#   ectl ARGS...           etcdctl against the cluster
+# Needs $repo; sets $etcd_dir, $etcd_eps (the clients, comma-separated).
+
+etcd_scheme=http
+etcd_tls=
+etcd_pids=()
+
+etcd_pki() {
+	local p=$1
+	mkdir -p "$p"
+	(
+		cd "$p" || exit 1
+		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=uidgen-test-ca \
+			-keyout ca.key -out ca.pem 2>/dev/null || exit 1
+		printf 'subjectAltName=IP:127.0.0.1,IP:10.0.2.2,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n' > server.ext
+		openssl req -newkey rsa:2048 -nodes -subj /CN=etcd-server -keyout server.key -out server.csr 2>/dev/null &&
+		openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+			-extfile server.ext -out server.pem 2>/dev/null || exit 1
+		# No CommonName: etcd's JSON gateway refuses a client
+		# certificate that has one when --client-cert-auth is on
+		# (CVE-2018-16886, etcd-io/etcd#10366); the user comes from
+		# the password.
+		printf 'extendedKeyUsage=clientAuth\n' > client.ext
+		openssl req -newkey rsa:2048 -nodes -subj /O=uidgen-client -keyout client.key -out client.csr 2>/dev/null &&
+		openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+			-extfile client.ext -out client.pem 2>/dev/null || exit 1
+		# A CA nobody trusts, for the negative test.
+		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca \
+			-keyout other.key -out other.pem 2>/dev/null
+	)
+}
+
+etcd_run() {
+	local n=$1 cluster= i tlsopts=()
+	for i in 1 2 3; do
+		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:2380$i"
+	done
+	if [ -n "$etcd_tls" ]; then
+		tlsopts=(--cert-file "$etcd_dir/pki/server.pem" --key-file "$etcd_dir/pki/server.key"
+			--trusted-ca-file "$etcd_dir/pki/ca.pem" --client-cert-auth
+			--peer-cert-file "$etcd_dir/pki/server.pem" --peer-key-file "$etcd_dir/pki/server.key"
+			--peer-trusted-ca-file "$etcd_dir/pki/ca.pem" --peer-client-cert-auth)
+	fi
+	etcd --name "m$n" --data-dir "$etcd_dir/m$n" \
+		--listen-client-urls "$etcd_scheme://127.0.0.1:2379$n" \
+		--advertise-client-urls "$etcd_scheme://127.0.0.1:2379$n" \
+		--listen-peer-urls "$etcd_scheme://127.0.0.1:2380$n" \
+		--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:2380$n" \
+		--initial-cluster "$cluster" --initial-cluster-state new \
+		--initial-cluster-token uidgen-test \
+		--heartbeat-interval 100 --election-timeout 1000 \
+		"${tlsopts[@]}" >> "$etcd_dir/m$n.log" 2>&1 &
+	etcd_pids[$n]=$!
+}
+
+ectl() {
+	local tlsopts=()
+	[ -z "$etcd_tls" ] || tlsopts=(--cacert "$etcd_dir/pki/ca.pem" --cert "$etcd_dir/pki/client.pem" --key "$etcd_dir/pki/client.key")
+	ETCDCTL_API=3 etcdctl --endpoints "$etcd_eps" --dial-timeout 2s --command-timeout 5s \
+		"${tlsopts[@]}" ${etcd_user:+--user "$etcd_user"} "$@"
+}
+
+etcd_start() {
+	local i tries
+	etcd_dir=$1
+	etcd_tls=${2:-}
+	mkdir -p "$etcd_dir"
+	etcd_scheme=http
+	[ -z "$etcd_tls" ] || { etcd_scheme=https; etcd_pki "$etcd_dir/pki" || return 1; }
+	etcd_eps="$etcd_scheme://127.0.0.1:23791,$etcd_scheme://127.0.0.1:23792,$etcd_scheme://127.0.0.1:23793"
+	for i in 1 2 3; do
+		etcd_run "$i"
+	done
+	for tries in $(seq 100); do
+		ectl endpoint health > /dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "etcd_start: the cluster did not come up: see $etcd_dir/m*.log" >&2
+	return 1
+}
+
+etcd_kill() {
+	kill -KILL "${etcd_pids[$1]}" 2>/dev/null
+	wait "${etcd_pids[$1]}" 2>/dev/null
+}
+
+etcd_stop() {
+	local i
+	for i in 1 2 3; do
+		[ -z "${etcd_pids[$i]:-}" ] || etcd_kill "$i"
+	done
+}
+
+etcd_leader() {
+	ectl endpoint status -w json 2>/dev/null | python3 -c '
+import json, sys
+for s in json.load(sys.stdin):
+    if s["Status"]["header"]["member_id"] == s["Status"]["leader"]:
+        print(s["Endpoint"][-1])'
+}
