@@ -626,7 +626,13 @@ int uidgen_parse(const char *s, enum uidgen_format fmt, uint64_t *id)
 	if (fmt == UIDGEN_FMT_AUTO) {
 		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 			fmt = UIDGEN_FMT_HEX;
-		else if (strlen(s) == B32_LEN)
+		/*
+		 * Base32 only where the text cannot be decimal: a 13-digit
+		 * decimal ID (every default-layout ID of an epoch's first
+		 * weeks) is decimal. A base32 spelling of digits alone needs
+		 * UIDGEN_FMT_B32.
+		 */
+		else if (strlen(s) == B32_LEN && strspn(s, "0123456789") != B32_LEN)
 			fmt = UIDGEN_FMT_B32;
 		else
 			fmt = UIDGEN_FMT_DEC;

@@ -36,7 +36,7 @@ struct uidgen_parts {
 };
 
 enum uidgen_format {
-	UIDGEN_FMT_AUTO = -1,	/* uidgen_parse(): "0x" hex, 13 chars b32, else dec */
+	UIDGEN_FMT_AUTO = -1,	/* uidgen_parse(): "0x" hex; 13 chars not all digits b32; else dec */
 	UIDGEN_FMT_DEC,		/* decimal, no padding */
 	UIDGEN_FMT_HEX,		/* 0x and 16 lowercase hex digits */
 	UIDGEN_FMT_B32,		/* 13 Crockford base32 digits, sorts like the ID */

@@ -113,6 +113,11 @@ static void test_format_parse(void)
 	      "b32 O is 0");
 	CHECK(uidgen_parse("00000000000il", UIDGEN_FMT_AUTO, &v) == 0 && v == 33,
 	      "b32 i and l are 1");
+	/* 13 digits are decimal (1.3 read them as base32). */
+	CHECK(uidgen_parse("1234567890123", UIDGEN_FMT_AUTO, &v) == 0 &&
+	      v == 1234567890123ULL, "13 digits are decimal");
+	CHECK(uidgen_parse("0000000000010", UIDGEN_FMT_B32, &v) == 0 && v == 32,
+	      "digits as base32 when asked");
 
 	/* Errors. */
 	CHECK(uidgen_parse("", UIDGEN_FMT_AUTO, &v) == -EINVAL, "empty");
