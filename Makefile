@@ -51,7 +51,7 @@ selftests:
 	$(MAKE) -C selftests
 
 tests: userlib selftests
-	$(MAKE) -C userlib tests/unit tests/unit-asan
+	$(MAKE) -C userlib tests/unit tests/unit-asan tests/uuid
 
 setup:
 	tests/setup.sh

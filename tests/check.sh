@@ -64,6 +64,9 @@ host_suite dkms tests/dkms.sh -k "$kver12" -o "$out/dkms"
 # for 6.12, a 6.12 VM using them, dpkg --purge.
 host_suite deb tests/deb.sh -k "$kver12" -o "$out/deb"
 
+# The UUID/ULID mapping's property test (libuidgen, no device; ASan+UBSan).
+host_suite uuid userlib/tests/uuid
+
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
@@ -100,8 +103,8 @@ if [ -s "$out/summary.txt" ]; then
 	done < "$out/summary.txt"
 fi
 # 12 suites on each kernel, the 6.12 build, snapshot, install, dkms, deb,
-# style, kunit, debug-vm.
-expected=32
+# uuid, style, kunit, debug-vm.
+expected=33
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"
