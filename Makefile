@@ -50,8 +50,12 @@ userlib:
 selftests:
 	$(MAKE) -C selftests
 
-tests: userlib selftests
+tests: userlib selftests clients
 	$(MAKE) -C userlib tests/unit tests/unit-asan tests/uuid
+
+# The clients the VM suites test: the PostgreSQL extension (PGXS).
+clients: userlib
+	$(MAKE) -C clients/postgresql
 
 setup:
 	tests/setup.sh
@@ -157,6 +161,7 @@ clean:
 	$(MAKE) -C userlib clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C bench clean
+	$(MAKE) -C clients/postgresql clean
 	rm -rf build
 
-.PHONY: all module userlib selftests tests setup demo check bench kunit style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib selftests tests clients setup demo check bench kunit style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
