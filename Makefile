@@ -53,9 +53,14 @@ selftests:
 tests: userlib selftests clients
 	$(MAKE) -C userlib tests/unit tests/unit-asan tests/uuid
 
-# The clients the VM suites test: the PostgreSQL extension (PGXS).
+# The clients the VM suites test: the PostgreSQL extension (PGXS), the Go
+# binding's test binary (built here, run in the guest), and tests/lib/idref
+# (libuidgen's answers, which both bindings' tests compare theirs with).
+GO_ENV = GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go GOFLAGS=-mod=mod GOTOOLCHAIN=local
 clients: userlib
 	$(MAKE) -C clients/postgresql
+	$(CC) -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuapi -Iuserlib -o tests/lib/idref tests/lib/idref.c userlib/libuidgen.a
+	cd bindings/go && $(GO_ENV) go vet ./... && $(GO_ENV) go test -c -o uidgen.test .
 
 setup:
 	tests/setup.sh
@@ -162,6 +167,8 @@ clean:
 	$(MAKE) -C selftests clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C clients/postgresql clean
+	rm -f tests/lib/idref bindings/go/uidgen.test
+	-chmod -R u+w build/go 2>/dev/null
 	rm -rf build
 
 .PHONY: all module userlib selftests tests clients setup demo check bench kunit style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
