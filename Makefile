@@ -20,7 +20,8 @@
 #                   rebuilds it for every new kernel)
 #   make dkms-uninstall  dkms remove it from every kernel, and the source
 #   make deb        Debian packages in build/deb/: uidgen-dkms, libuidgen1,
-#                   libuidgen-dev, uidgen-tools (dpkg-buildpackage)
+#                   libuidgen-dev, uidgen-tools, postgresql-15-uidgen
+#                   (dpkg-buildpackage)
 #   make clean
 
 # This machine's kernel if it has headers, else Debian's 6.1 headers (the
@@ -143,7 +144,8 @@ docs:
 version:
 	@echo $(VERSION)
 
-# Debian packages (uidgen-dkms, libuidgen1, libuidgen-dev, uidgen-tools)
+# Debian packages (uidgen-dkms, libuidgen1, libuidgen-dev, uidgen-tools,
+# postgresql-15-uidgen)
 # in build/deb/, built from a copy of the files git tracks or would.
 deb:
 	rm -rf build/deb
