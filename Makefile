@@ -76,7 +76,7 @@ check: setup
 	tests/check.sh
 
 bench: setup
-	$(MAKE) module userlib
+	$(MAKE) module userlib clients
 	$(MAKE) -C bench
 	bench/bench.sh
 
