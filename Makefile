@@ -7,6 +7,8 @@
 #   make check      set up this machine, run every test suite in a VM,
 #                   and KUnit on a debug kernel
 #   make bench      set up, boot a VM, print the benchmark table and plot
+#   make bench-pg   PostgreSQL 15 in a VM: insert rate, index size, WAL and
+#                   time ranges for bigserial, uidgen and UUID keys (ROWS=N)
 #   make docs       Documentation/ as HTML in build/docs/html (sphinx)
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
@@ -79,6 +81,11 @@ bench: setup
 	$(MAKE) module userlib clients
 	$(MAKE) -C bench
 	bench/bench.sh
+
+# PostgreSQL keys in a VM (a benchmark, not a test; not in make check).
+bench-pg: setup
+	$(MAKE) module userlib clients
+	bench/pg.sh $(if $(ROWS),-n $(ROWS))
 
 kunit: setup
 	tests/kunit/run.sh
@@ -173,4 +180,4 @@ clean:
 	-chmod -R u+w build/go 2>/dev/null
 	rm -rf build
 
-.PHONY: all module userlib selftests tests clients setup demo check bench kunit style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib selftests tests clients setup demo check bench bench-pg kunit style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
