@@ -11,6 +11,7 @@
 #                   time ranges for bigserial, uidgen and UUID keys (ROWS=N)
 #   make docs       Documentation/ as HTML in build/docs/html (sphinx)
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
+#   make check-kcsan  the concurrency, node and fault suites on a KCSAN kernel
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
@@ -89,6 +90,14 @@ bench-pg: setup
 
 kunit: setup
 	tests/kunit/run.sh
+
+# The concurrency, node and fault selftests on a KCSAN kernel (built once
+# into the KUnit cache, next to the KASAN one; not in make check: the
+# build alone takes about 20 minutes on 2 cores).
+check-kcsan: setup
+	$(MAKE) module userlib selftests
+	test -r /var/cache/uidgen-kunit/build/.config || tests/kunit/run.sh
+	tests/qemu/debug-vm.sh -k kcsan
 
 style:
 	tests/style.sh
@@ -180,4 +189,4 @@ clean:
 	-chmod -R u+w build/go 2>/dev/null
 	rm -rf build
 
-.PHONY: all module userlib selftests tests clients setup demo check bench bench-pg kunit style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib selftests tests clients setup demo check bench bench-pg kunit check-kcsan style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -16,7 +16,7 @@ load() {
 # above what any loop here reaches, so the loop measures the code. The
 # epoch is a day ago, so that 36 bits of ms leave two years.
 epoch=$(( ($(date +%s) - 86400) * 1000 ))
-cost="ts_bits=36 node_bits=0 slot_bits=5 seq_bits=22 epoch_ms=$epoch node_id=0"
+cost="ts_bits=36 node_bits=0 slot_bits=5 seq_bits=22 epoch_ms=$epoch node_id=0 node_new=1"
 load $cost
 echo "== cost"
 $B cost | tee "$OUT/cost.txt"
@@ -24,7 +24,7 @@ echo "== curve"
 $B curve | tee "$OUT/curve.dat"
 echo "== scale, per-CPU slots"
 $B scale | tee "$OUT/scale5.txt"
-load ts_bits=41 node_bits=0 slot_bits=0 seq_bits=22 epoch_ms=$epoch node_id=0
+load ts_bits=41 node_bits=0 slot_bits=0 seq_bits=22 epoch_ms=$epoch node_id=0 node_new=1
 echo "== scale, one machine-wide slot"
 $B scale | tee "$OUT/scale0.txt"
 # The bindings' next() and batch(4096) per ID, against the C library's
@@ -47,7 +47,7 @@ awk '$1 == "c" { c[$2] = $3 }
 	"$OUT/bindings.txt" | tee "$OUT/bindings-table.txt"
 
 # The ceiling: the default layout, no borrowing.
-load node_id=1 max_borrow_ticks=0
+load node_id=1 node_new=1 max_borrow_ticks=0
 echo "== ceiling"
 $B ceiling | tee "$OUT/ceiling.txt"
 rmmod uidgen

@@ -162,6 +162,7 @@ int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
 	g->max_tick = (1ULL << l->ts_bits) - 1;
 	g->offset_ns = (s64)(wall_ns - epoch_ns) - (s64)boot_ns;
 	g->anchor_ms = wall_ms;
+	g->grant_tick = UIDGEN_NO_GRANT;
 	g->nr_slots = 1U << l->slot_bits;
 	return 0;
 }
@@ -255,6 +256,25 @@ int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns)
 		uidgen_atomic_max(&g->slots[i].last,
 				  ((floor_tick + 1) << seq_bits) - 1);
 	return 0;
+}
+
+/**
+ * uidgen_raise_grant() - Let ticks up to @grant_tick be issued.
+ * @g: the generator
+ * @grant_tick: the last tick that may be issued
+ *
+ * Grants only rise. The first grant also ends the unlimited mode (no grant
+ * limit) a generator starts in: from then on it issues nothing past what
+ * userspace has persisted.
+ *
+ * Context: any; the caller serialises grant changes.
+ */
+void uidgen_raise_grant(struct uidgen_gen *g, u64 grant_tick)
+{
+	u64 cur = g->grant_tick;
+
+	if (cur == UIDGEN_NO_GRANT || grant_tick > cur)
+		WRITE_ONCE(g->grant_tick, grant_tick);
 }
 
 /**

@@ -25,6 +25,10 @@
 #define UIDGEN_TICK_US_MAX	60000000U
 /* How far a slot may run ahead of the clock, in ticks. */
 #define UIDGEN_BORROW_MAX	1000000U
+/* struct uidgen_gen.grant_tick when no grant limits the ticks issued. */
+#define UIDGEN_NO_GRANT		U64_MAX
+/* *wait_tick from uidgen_reserve(): wait for the grant, not for a tick. */
+#define UIDGEN_WAIT_GRANT	U64_MAX
 
 /**
  * struct uidgen_layout - how the 63 bits of an ID are shared out
@@ -70,6 +74,10 @@ struct uidgen_slot {
  * @offset_ns: added to CLOCK_BOOTTIME to give ns since the epoch; set at
  *	load and only ever moved forward (by a floor)
  * @anchor_ms: Unix time in ms at which the clock was anchored
+ * @grant_tick: the last tick that may be issued (UIDGEN_NO_GRANT: no
+ *	limit): what userspace has already persisted as the next start's
+ *	floor; only ever raised, and lowered back to none only while nothing
+ *	can mint (no node ID in force)
  * @max_borrow: how many ticks ahead of the clock a slot may run
  * @nr_slots: number of slots, 1 << @l.slot_bits
  * @slots: the slots
@@ -81,6 +89,7 @@ struct uidgen_gen {
 	u64 max_tick;
 	s64 offset_ns;
 	u64 anchor_ms;
+	u64 grant_tick;
 	unsigned int max_borrow;
 	unsigned int nr_slots;
 	struct uidgen_slot *slots;
@@ -95,6 +104,7 @@ u64 uidgen_tick_start(const struct uidgen_gen *g, u64 tick);
 u64 uidgen_ms_to_tick(const struct uidgen_gen *g, u64 unix_ms);
 u64 uidgen_tick_end_ms(const struct uidgen_gen *g, u64 tick);
 int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns);
+void uidgen_raise_grant(struct uidgen_gen *g, u64 grant_tick);
 void uidgen_fence_slots(struct uidgen_gen *g);
 u64 uidgen_high_water(const struct uidgen_gen *g);
 
@@ -151,16 +161,17 @@ static inline u64 uidgen_tick(const struct uidgen_gen *g, u64 boot_ns)
  * @now: the current tick, at most @g->max_tick
  * @n: how many are wanted, at least 1
  * @first: out: the first (tick << seq_bits | seq) of the run
- * @wait_tick: out, when 0 is returned: the tick the caller must wait for
+ * @wait_tick: out, when 0 is returned: the tick the caller must wait for,
+ *	or UIDGEN_WAIT_GRANT if it must wait for the grant to be raised
  *
  * The run never crosses a tick, so it may be shorter than @n. It may be
  * in a tick up to @g->max_borrow ticks ahead of @now once @now's sequence
- * numbers are spent, and never beyond @g->max_tick. The caller owns
- * @first .. @first + return - 1.
+ * numbers are spent, and never beyond @g->max_tick or @g->grant_tick. The
+ * caller owns @first .. @first + return - 1.
  *
  * Context: any; lock-free.
- * Return: the length of the run; 0 if the slot is as far ahead of @now as
- * it may go and the caller must wait for *@wait_tick; -EOVERFLOW if the
+ * Return: the length of the run; 0 if the slot is as far ahead as it may
+ * go and the caller must wait (see @wait_tick); -EOVERFLOW if the
  * timestamp field is spent.
  */
 static inline int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s,
@@ -168,7 +179,8 @@ static inline int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s,
 {
 	unsigned int seq_bits = g->l.seq_bits;
 	unsigned int borrow = READ_ONCE(g->max_borrow);
-	u64 limit = min(now + borrow, g->max_tick);
+	u64 grant = READ_ONCE(g->grant_tick);
+	u64 limit = min3(now + borrow, g->max_tick, grant);
 	u64 end = (limit + 1) << seq_bits;
 	s64 old = atomic64_read(&s->last);
 	u64 base, got, tick;
@@ -181,7 +193,9 @@ static inline int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s,
 		if (base >= end) {
 			if (tick > g->max_tick)
 				return -EOVERFLOW;
-			*wait_tick = tick - borrow;
+			/* Past what is persisted: only a new grant helps. */
+			*wait_tick = tick > grant ? UIDGEN_WAIT_GRANT :
+				     tick - borrow;
 			return 0;
 		}
 		got = min_t(u64, n, ((tick + 1) << seq_bits) - base);

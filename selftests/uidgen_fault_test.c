@@ -304,6 +304,7 @@ struct stalled {
 	int fd;
 	uint64_t *buf;
 	int r;
+	int err;
 	atomic_int done;
 };
 
@@ -311,7 +312,9 @@ static void *stalled_batch(void *arg)
 {
 	struct stalled *st = arg;
 
+	errno = 0;
 	st->r = batch(st->fd, st->buf, 64);
+	st->err = errno;
 	atomic_store(&st->done, 1);
 	return NULL;
 }
@@ -331,12 +334,15 @@ static void *revoke_now(void *arg)
 
 /*
  * The fence, made deterministic: a BATCH stalls in its copy to user
- * memory (a userfaultfd page nobody has filled yet) holding IDs minted
- * under the node ID. A revoke started then must not return until that
- * copy is done; once the page is supplied, the copy lands, then the
- * revoke returns.
+ * memory (a userfaultfd page nobody has filled yet). Before 1.4 the copy
+ * held the fence, so a revoke (and the VM-fork notifier) waited for as long
+ * as the page's owner liked. Now the IDs are stored with page faults off:
+ * the store stops, the fence is left, the page is faulted in outside it.
+ * So the revoke returns at once, and the stalled caller, once its page
+ * comes, finds the node ID gone: EADDRNOTAVAIL, and the IDs minted for the
+ * store that faulted are a gap, never handed out.
  */
-TEST_F(fault, revoke_waits_for_a_stalled_copy)
+TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
@@ -366,12 +372,13 @@ TEST_F(fault, revoke_waits_for_a_stalled_copy)
 	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
 	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
 
-	/* The copy is stalled. The revoke has to wait for it. */
+	/* The copy is stalled; the revoke returns regardless, within 3 s. */
 	ASSERT_EQ(0, pthread_create(&tr, NULL, revoke_now, &rv));
-	for (i = 0; i < 30; i++)
+	for (i = 0; i < 300 && !atomic_load(&rv.done); i++)
 		usleep(10000);
-	EXPECT_EQ(0, atomic_load(&rv.done)) TH_LOG("the revoke returned while a copy was in flight");
+	EXPECT_EQ(1, atomic_load(&rv.done)) TH_LOG("the revoke waited for a stalled copy");
 	EXPECT_EQ(0, atomic_load(&b.done));
+	EXPECT_EQ(-1, param_long("node_id"));
 
 	cp.dst = (uintptr_t)page;
 	cp.src = (uintptr_t)zero;
@@ -379,11 +386,12 @@ TEST_F(fault, revoke_waits_for_a_stalled_copy)
 	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &cp));
 	pthread_join(tb, NULL);
 	pthread_join(tr, NULL);
-	EXPECT_EQ(64, b.r);
 	EXPECT_EQ(0, rv.r);
+	EXPECT_EQ(-1, b.r);
+	EXPECT_EQ(EADDRNOTAVAIL, b.err);
+	/* Nothing minted under the node ID reached the page. */
 	for (i = 0; i < 64; i++)
-		EXPECT_EQ(self->node, split(&self->info, b.buf[i]).node);
-	EXPECT_EQ(-1, param_long("node_id"));
+		EXPECT_EQ(0, b.buf[i]);
 	ASSERT_EQ(0, set_node(self->fd, self->node));
 	close(uffd);
 	munmap(page, 4096);

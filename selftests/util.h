@@ -65,9 +65,12 @@ static inline uint64_t boottime_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Assign @node, stating that it never issued (the tests' own IDs). */
 static inline int set_node(int fd, uint32_t node)
 {
-	struct uidgen_node n = { .size = sizeof(n), .node_id = node };
+	struct uidgen_node n = {
+		.size = sizeof(n), .flags = UIDGEN_NODE_NEW, .node_id = node,
+	};
 
 	return ioctl(fd, UIDGEN_IOC_SET_NODE, &n);
 }

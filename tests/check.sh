@@ -102,10 +102,10 @@ if [ -s "$out/summary.txt" ]; then
 		total_fail=$((total_fail + fail))
 	done < "$out/summary.txt"
 fi
-# 12 suites on each kernel, the clients' 3 (python, go, postgresql) on the
+# 14 suites on each kernel, the clients' 3 (python, go, postgresql) on the
 # first only, the 6.12 build, snapshot, install, dkms, deb, uuid, style,
 # kunit, debug-vm.
-expected=36
+expected=40
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

@@ -95,7 +95,7 @@ check "a program builds against the packaged header and .so" \
 # /dev/uid given to a group, and the packaged CLI and library.
 cat > "$out/job.sh" <<JOB
 set -u
-modprobe uidgen node_id=6 dev_mode=0440 dev_gid=4242 && echo "RESULT modprobe ok"
+modprobe uidgen node_id=6 node_new=1 dev_mode=0440 dev_gid=4242 && echo "RESULT modprobe ok"
 echo "RESULT path \$(modinfo -n uidgen)"
 echo "RESULT dev \$(stat -c '%u:%g %a' /dev/uid)"
 echo "RESULT cli \$(uidgen decode "\$(uidgen)")"

@@ -19,8 +19,8 @@ host_out dkms
 version=$(make -s version)
 
 echo "TAP version 13"
-check "the version comes from module/main.c ($version)" \
-	'grep -q "UIDGEN_VERSION_STR[[:space:]]*\"$version\"" module/main.c'
+check "the version comes from module/internal.h ($version)" \
+	'grep -q "UIDGEN_VERSION_STR[[:space:]]*\"$version\"" module/internal.h'
 check "not the running kernel" '[ "$(uname -r)" != "$kver" ]'
 make -s dkms-uninstall > /dev/null 2>&1
 check "make dkms-install KVER=$kver" 'make -s dkms-install KVER="$kver"'
@@ -30,7 +30,7 @@ check "module in updates/dkms" 'ls /lib/modules/"$kver"/updates/dkms/uidgen.ko*'
 
 cat > "$out/job.sh" <<'JOB'
 set -u
-modprobe uidgen node_id=5 && echo "RESULT modprobe ok"
+modprobe uidgen node_id=5 node_new=1 && echo "RESULT modprobe ok"
 echo "RESULT path $(modinfo -n uidgen)"
 echo "RESULT version $(cat /sys/module/uidgen/version)"
 echo "RESULT id $(userlib/uidgen decode "$(userlib/uidgen)")"

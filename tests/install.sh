@@ -48,7 +48,7 @@ check "and needs libuidgen.so.1" 'readelf -d "$out/prog" | grep -q "NEEDED.*libu
 # In the VM: load from the install, run the installed CLI and the program.
 cat > "$out/job.sh" <<JOB
 set -u
-modprobe -d "$dest" uidgen node_id=3 && echo "RESULT modprobe ok"
+modprobe -d "$dest" uidgen node_id=3 node_new=1 && echo "RESULT modprobe ok"
 echo "RESULT path \$(cat /sys/module/uidgen/parameters/node_id) \$(modinfo -b "$dest" -k "$kver" -n uidgen)"
 LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/uidgen" info | sed 's/^/RESULT info /'
 LD_LIBRARY_PATH=$dest$prefix/lib "$out/prog" | sed 's/^/RESULT prog /'

@@ -11,14 +11,10 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 cache=${UIDGEN_KUNIT_CACHE:-/var/cache/uidgen-kunit}
-src=$(ls -d "$cache"/linux-source-6.12* 2>/dev/null | tail -n 1)
-if [ -z "$src" ] || [ ! -e "$src/.uidgen-unpacked" ]; then
-	tarball=$(ls -v /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | tail -n 1)
-	[ -n "$tarball" ] || { echo "style.sh: apt-get install linux-source-6.12" >&2; exit 1; }
-	mkdir -p "$cache"
-	src=$cache/$(basename "$tarball" .tar.xz)
-	tar -xJf "$tarball" -C "$cache" "$(basename "$tarball" .tar.xz)/scripts"
-fi
+tarball=$(ls -v /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | tail -n 1)
+[ -n "$tarball" ] || { echo "style.sh: apt-get install linux-source-6.12" >&2; exit 1; }
+src=$cache/$(basename "$tarball" .tar.xz)
+tests/kunit/tree.sh "$src" "$tarball" > /dev/null
 files=$(git ls-files 'module/*.[ch]' 'module/tests/*.c' 'uapi/linux/*.h')
 pass=0
 fail=0
@@ -72,6 +68,29 @@ check "userspace: clang -Wall -Wextra -Werror" userspace clang
 # Sphinx's warnings go to stderr; the line naming the output is no finding.
 docs() { tests/docs.sh "$1" > /dev/null; }
 check "make docs: sphinx -W, kernel-doc from the uapi header" docs "$tmp/html"
+
+# 64-bit kernels only, refused cleanly: Kconfig hides CONFIG_UIDGEN on
+# i386 (and offers it on x86_64, so the check can tell), and the out-of-tree
+# build stops with one line saying why.
+kconfig_has_uidgen() {	# kconfig_has_uidgen ARCH
+	local o=$tmp/kconfig-$1
+	mkdir -p "$o"
+	make -s -C "$src" O="$o" ARCH="$1" allnoconfig > /dev/null 2>&1 &&
+		"$src/scripts/config" --file "$o/.config" --enable UIDGEN &&
+		make -s -C "$src" O="$o" ARCH="$1" olddefconfig > /dev/null 2>&1 &&
+		grep -q '^CONFIG_UIDGEN=y' "$o/.config"
+}
+check "Kconfig offers UIDGEN on x86_64" kconfig_has_uidgen x86_64
+check "Kconfig refuses UIDGEN on i386" eval '! kconfig_has_uidgen i386'
+refuse32() {
+	local log
+	make -s module-source SRCDIR="$tmp/m32" || return 1
+	log=$(make -C "/usr/src/linux-headers-$(tests/qemu/kver.sh 6.12)" M="$tmp/m32" \
+		CONFIG_64BIT= modules 2>&1) && { echo "built for a 32-bit config"; return 1; }
+	echo "$log" | grep -q 'uidgen: needs a 64-bit kernel (CONFIG_64BIT); this one is 32-bit' ||
+		{ echo "$log"; return 1; }
+}
+check "an out-of-tree build for a 32-bit kernel stops, saying why" refuse32
 
 for k in $(tests/qemu/kver.sh 6.1) $(tests/qemu/kver.sh 6.12); do
 	check "make W=1, $k" build "$k" 0

@@ -85,9 +85,9 @@ func (e *Error) Error() string {
 	case syscall.EACCES:
 		hint = ": /dev/uid is restricted to a group (dev_mode, dev_gid)"
 	case syscall.EADDRNOTAVAIL:
-		hint = ": no node ID is assigned (as root: uidgen set-node N)"
+		hint = ": no node ID is assigned (as root: uidgen set-node N --new)"
 	case syscall.ENODATA:
-		hint = ": the node ID is pending, its floor unknown"
+		hint = ": the node ID is pending, its floor unknown (uidgen state restore)"
 	case syscall.EOVERFLOW:
 		hint = ": the timestamp field is exhausted for this layout"
 	}

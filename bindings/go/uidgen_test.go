@@ -290,10 +290,16 @@ func TestRevokeStopsNext(t *testing.T) {
 	}
 	_, err = g.Next()
 	_, err2 := g.Batch(3)
+	// The node ID again, from sysfs: pending until its floor is known.
 	os.WriteFile(par, []byte(strconv.Itoa(int(want))), 0)
+	_, err3 := g.Next()
+	os.WriteFile("/sys/module/uidgen/parameters/node_new", []byte("1"), 0)
 	var e *Error
 	if !errors.As(err, &e) || e.Errno != syscall.EADDRNOTAVAIL || !errors.Is(err2, syscall.EADDRNOTAVAIL) {
 		t.Fatalf("after a revoke: %v, %v", err, err2)
+	}
+	if !errors.Is(err3, syscall.ENODATA) || !strings.Contains(err3.Error(), "pending") {
+		t.Fatalf("pending: %v", err3)
 	}
 	if id, err := g.Next(); err != nil {
 		t.Fatal(err)

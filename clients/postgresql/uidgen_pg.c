@@ -59,13 +59,13 @@ static void uidgen_pg_error(int err, const char *what)
 		ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("uidgen: %s: no node ID is assigned, so no ID can be issued", what),
-			 errhint("As root: \"uidgen set-node N\" (or \"echo N > /sys/module/uidgen/parameters/node_id\"), with N unique to this machine.")));
+			 errhint("As root: \"uidgen set-node N --new\" for a node ID N (unique to this machine) that never issued an ID, or restore its floor first (\"uidgen state restore\"; see the admin guide).")));
 		break;
 	case ENODATA:
 		ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("uidgen: %s: the node ID is pending: its floor is unknown", what),
-			 errhint("As root: restore the saved floor (\"uidgen state restore\"), or declare the node ID new (\"echo 1 > /sys/module/uidgen/parameters/node_new\").")));
+			 errhint("As root: restore its floor (\"uidgen state restore\", or the floor_ms parameter), or, for a node ID that never issued an ID, \"uidgen set-node N --new\" (or \"echo 1 > /sys/module/uidgen/parameters/node_new\").")));
 		break;
 	case EOVERFLOW:
 		ereport(ERROR,

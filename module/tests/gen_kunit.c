@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for uidgen's generator core, with an injected clock: "now"
- * is whatever the test passes in. Plus the VM-fork handler, and kthreads
+ * is whatever the test passes in. Plus the node's life (assignment with a
+ * floor, pending, tokens, the deadline, the VM-fork revoke) on nodes the
+ * tests make for themselves, grants, and kthreads
  * on every CPU hammering one slot and all slots.
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/timekeeping.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
@@ -396,23 +400,166 @@ static void uidgen_fence_slots_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ((now + 1) << 12) - 1, (u64)atomic64_read(&g->slots[0].last));
 }
 
-/* The VM-fork handler revokes the node ID. */
-static void uidgen_vmfork_test(struct kunit *test)
+/* A node of the test's own, over its own generator: never the device's. */
+static struct uidgen_node_ctl *new_node(struct kunit *test,
+					struct uidgen_gen *g)
 {
-	int node = uidgen_current_node();
+	struct uidgen_node_ctl *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	struct uidgen_page *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 
-	if (node < 0)
-		KUNIT_ASSERT_EQ(test, 0, uidgen_assign_node(3));
-	KUNIT_ASSERT_GE(test, uidgen_current_node(), 0);
-	KUNIT_EXPECT_EQ(test, NOTIFY_DONE,
-			uidgen_vmfork_nb.notifier_call(&uidgen_vmfork_nb, 0, NULL));
-	KUNIT_EXPECT_EQ(test, -1, uidgen_current_node());
-	/* An administrator can assign one again, even another one. */
-	KUNIT_EXPECT_EQ(test, 0, uidgen_assign_node(5));
-	KUNIT_EXPECT_EQ(test, 5, uidgen_current_node());
-	KUNIT_EXPECT_EQ(test, -EBUSY, uidgen_assign_node(6));
-	KUNIT_EXPECT_EQ(test, -ERANGE, uidgen_assign_node(32));
-	uidgen_vmfork_nb.notifier_call(&uidgen_vmfork_nb, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	uidgen_node_init(n, g, page);
+	return n;
+}
+
+static int assign(struct uidgen_node_ctl *n, u32 node, u32 flags,
+		  u64 floor_ms, u64 grant_ms, u64 deadline, u64 token)
+{
+	struct uidgen_node req = {
+		.flags = flags, .node_id = node, .floor_ms = floor_ms,
+		.grant_ms = grant_ms, .deadline_ns = deadline, .token = token,
+	};
+
+	return uidgen_node_assign(n, &req, ktime_get_boottime_ns());
+}
+
+static u32 state(struct uidgen_node_ctl *n, u32 *node)
+{
+	return uidgen_node_state(n, node);
+}
+
+/* Assignment needs a floor or NEW; revokes and VM forks move the fence. */
+static void uidgen_node_assign_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct uidgen_node_ctl *n = new_node(test, g);
+	u32 node;
+
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_NONE, state(n, &node));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, node);
+	/* The kernel never guesses a floor. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 3, 0, 0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 3, UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR,
+					      1, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, -ERANGE, assign(n, 32, UIDGEN_NODE_NEW, 0, 0, 0, 0));
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 3, UIDGEN_NODE_NEW, 0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_ACTIVE, state(n, &node));
+	KUNIT_EXPECT_EQ(test, 3U, node);
+	KUNIT_EXPECT_EQ(test, -EBUSY, assign(n, 6, UIDGEN_NODE_NEW, 0, 0, 0, 0));
+
+	/* The VM-fork path revokes and moves the fence; so does a revoke. */
+	uidgen_node_vmfork(n);
+	KUNIT_EXPECT_EQ(test, -1, n->node);
+	KUNIT_EXPECT_EQ(test, 1U, n->page->fence);
+	KUNIT_EXPECT_EQ(test, 0, assign(n, 5, UIDGEN_NODE_NEW, 0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 6, 0, "test"));
+	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 5, 0, "test"));
+	KUNIT_EXPECT_EQ(test, 2U, n->page->fence);
+	uidgen_node_destroy(n);
+}
+
+/* A pending node ID issues nothing until its floor arrives. */
+static void uidgen_node_pending_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct uidgen_node_ctl *n = new_node(test, g);
+	u64 now_ms = div_u64(WALL_NS, NSEC_PER_MSEC), floor = now_ms + 60000;
+	u64 boot = ktime_get_boottime_ns();
+	u32 node;
+
+	KUNIT_EXPECT_EQ(test, -ENOENT, uidgen_node_new(n, boot));
+	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 7));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_PENDING, state(n, &node));
+	KUNIT_EXPECT_EQ(test, 7U, node);
+	KUNIT_EXPECT_EQ(test, -1, n->node);
+	KUNIT_ASSERT_EQ(test, 0, uidgen_node_floor(n, floor, boot));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_ACTIVE, state(n, &node));
+	KUNIT_EXPECT_EQ(test, floor, n->floor_ms);
+	/* The clock now reads past the floor's tick. */
+	KUNIT_EXPECT_GT(test, uidgen_tick(g, boot), uidgen_ms_to_tick(g, floor));
+	/* A revoke clears a pending node ID too. */
+	uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test");
+	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 9));
+	uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test");
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_NONE, state(n, &node));
+	uidgen_node_destroy(n);
+}
+
+/* Tokens fence stale claims; deadlines in the past are refused. */
+static void uidgen_node_token_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct uidgen_node_ctl *n = new_node(test, g);
+	u64 boot = ktime_get_boottime_ns();
+	struct uidgen_node renew = { .node_id = 2, .token = 40 };
+
+	KUNIT_EXPECT_EQ(test, -ETIME, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 1, 41));
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 2, UIDGEN_NODE_NEW, 0, 0,
+					boot + 3600 * NSEC_PER_SEC, 41));
+	KUNIT_EXPECT_EQ(test, 41ULL, n->token);
+	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew, boot));
+	renew.token = 41;
+	renew.node_id = 3;
+	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew, boot));
+	renew.node_id = 2;
+	KUNIT_EXPECT_EQ(test, 0, uidgen_node_renew(n, &renew, boot));
+	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 2, 40, "test"));
+	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 2, 41, "test"));
+	/* A claim older than one already seen is refused. */
+	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 40));
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew, boot));
+	KUNIT_EXPECT_EQ(test, 0, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 42));
+	uidgen_node_destroy(n);
+}
+
+/* The lease deadline revokes by itself. */
+static void uidgen_node_deadline_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct uidgen_node_ctl *n = new_node(test, g);
+	u64 boot = ktime_get_boottime_ns();
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 1, UIDGEN_NODE_NEW, 0, 0,
+					boot + 50 * NSEC_PER_MSEC, 0));
+	for (i = 0; i < 200 && READ_ONCE(n->node) >= 0; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
+	uidgen_node_destroy(n);
+}
+
+/* A grant caps the ticks issued; only a higher grant lets more out. */
+static void uidgen_grant_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	u64 now = uidgen_tick(g, BOOT_NS), first, wait;
+
+	KUNIT_EXPECT_EQ(test, UIDGEN_NO_GRANT, g->grant_tick);
+	uidgen_raise_grant(g, now + 1);
+	KUNIT_EXPECT_EQ(test, 4096, uidgen_reserve(g, &g->slots[0], now, 4096, &first, &wait));
+	KUNIT_EXPECT_EQ(test, 4096, uidgen_reserve(g, &g->slots[0], now + 1, 4096, &first, &wait));
+	/* The clock is past the grant: wait for a grant, not for a tick. */
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[0], now + 2, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT, wait);
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[1], now + 5, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT, wait);
+	/* Borrowing stops at the grant too. */
+	g->max_borrow = 10;
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[0], now + 1, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT, wait);
+	/* A lower grant changes nothing; a higher one lets the next tick out. */
+	uidgen_raise_grant(g, now);
+	KUNIT_EXPECT_EQ(test, now + 1, g->grant_tick);
+	uidgen_raise_grant(g, now + 2);
+	KUNIT_EXPECT_EQ(test, 1, uidgen_reserve(g, &g->slots[0], now + 2, 1, &first, &wait));
+	KUNIT_EXPECT_EQ(test, (now + 2) << 12, first);
 }
 
 /*
@@ -539,7 +686,11 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE_PARAM(uidgen_exhausts_at_test, end_gen_params),
 	KUNIT_CASE(uidgen_floor_test),
 	KUNIT_CASE(uidgen_fence_slots_test),
-	KUNIT_CASE(uidgen_vmfork_test),
+	KUNIT_CASE(uidgen_node_assign_test),
+	KUNIT_CASE(uidgen_node_pending_test),
+	KUNIT_CASE(uidgen_node_token_test),
+	KUNIT_CASE(uidgen_node_deadline_test),
+	KUNIT_CASE(uidgen_grant_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_one_slot_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_all_slots_test),
 	{}

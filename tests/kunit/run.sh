@@ -16,20 +16,7 @@ tarball=$(ls -v /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | tail -n 1)
 [ -n "$tarball" ] || { echo "run.sh: apt-get install linux-source-6.12" >&2; exit 1; }
 src=$cache/$(basename "$tarball" .tar.xz)
 
-mkdir -p "$cache"
-if [ ! -e "$src/.uidgen-unpacked" ]; then
-	echo "kunit: unpacking $tarball"
-	rm -rf "$src"
-	tar -xJf "$tarball" -C "$cache"
-	touch "$src/.uidgen-unpacked"
-fi
-
-# Link the module in (idempotent).
-ln -sfn "$repo/module" "$src/drivers/misc/uidgen"
-grep -q 'uidgen/' "$src/drivers/misc/Makefile" ||
-	echo 'obj-$(CONFIG_UIDGEN) += uidgen/' >> "$src/drivers/misc/Makefile"
-grep -q 'uidgen/Kconfig' "$src/drivers/misc/Kconfig" ||
-	sed -i 's|^endmenu|source "drivers/misc/uidgen/Kconfig"\nendmenu|' "$src/drivers/misc/Kconfig"
+"$repo/tests/kunit/tree.sh" "$src" "$tarball"
 
 cd "$src"
 exec python3 tools/testing/kunit/kunit.py "${KUNIT_CMD:-run}" \

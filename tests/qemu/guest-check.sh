@@ -27,7 +27,7 @@ load() {
 
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
-load node_id=7
+load node_id=7 node_new=1
 export UIDGEN_NODE=7
 suite kselftest selftests/uidgen_test
 suite kselftest-m32 selftests/uidgen_test_32
@@ -39,23 +39,25 @@ load
 suite node selftests/uidgen_node_test
 load
 suite node-m32 selftests/uidgen_node_test_32
+load
+suite life selftests/uidgen_life_test
 
 # One machine-wide slot: the whole device suite again under strict order.
-load slot_bits=0 seq_bits=17 node_id=1
+load slot_bits=0 seq_bits=17 node_id=1 node_new=1
 UIDGEN_NODE=1 suite kselftest-1slot selftests/uidgen_test
 
 # Four IDs per 2-second tick: running out, waiting and signals on cue.
-load node_id=2 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000
+load node_id=2 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000
 suite wait selftests/uidgen_wait_test
 
 # Faults: clock steps, hotplug, revoke under load, floors.
-load node_id=4
+load node_id=4 node_new=1
 UIDGEN_NODE=4 suite fault selftests/uidgen_fault_test
 
 # The clients: both bindings against the device, PostgreSQL's extension
 # (pg_regress, the module loaded four ways).
 if [ "${1:-}" != --no-clients ]; then
-	load node_id=7
+	load node_id=7 node_new=1
 	UIDGEN_NODE=7 suite python sh tests/shell/python.sh
 	UIDGEN_NODE=7 suite go sh tests/shell/go.sh
 	rmmod uidgen
@@ -65,4 +67,5 @@ fi
 rmmod uidgen 2>/dev/null
 suite module sh tests/shell/module.sh
 suite faults sh tests/shell/faults.sh
+suite races sh tests/shell/races.sh
 exit 0

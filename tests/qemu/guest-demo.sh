@@ -4,8 +4,8 @@
 # decode a few IDs.
 set -e
 U=userlib/uidgen
-echo "\$ insmod module/uidgen.ko node_id=7"
-insmod module/uidgen.ko node_id=7
+echo "\$ insmod module/uidgen.ko node_id=7 node_new=1"
+insmod module/uidgen.ko node_id=7 node_new=1
 dmesg | grep uidgen | sed 's/^/  kernel: /'
 echo "\$ ls -l /dev/uid"
 ls -l /dev/uid

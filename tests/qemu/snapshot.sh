@@ -26,7 +26,7 @@ initramfs_begin "$out" "$repo/module/uidgen.ko" || exit 1
 cat >> "$out/root/init" <<'INIT'
 echo 3 > /proc/sys/kernel/printk
 echo "== snapshot-vm: up"
-insmod /uidgen.ko node_id=6
+insmod /uidgen.ko node_id=6 node_new=1
 before=$(uidgen)
 echo "RESULT before $before"
 w0=$(date +%s)
@@ -56,7 +56,7 @@ echo "== snapshot-vm: restored"
 echo "RESULT restored_node $(cat /sys/module/uidgen/parameters/node_id)"
 echo "RESULT restored_log $(dmesg | grep 'uidgen: node ID 6 revoked')"
 echo "RESULT restored_read $(uidgen 2>&1 | head -n 1)"
-uidgen set-node 9
+echo 9 > /sys/module/uidgen/parameters/node_id; echo 1 > /sys/module/uidgen/parameters/node_new
 echo "RESULT reassigned $(uidgen decode "$(uidgen)")"
 echo "== snapshot-vm: done"
 poweroff -f

@@ -17,7 +17,7 @@ max() { sort -n | tail -n 1; }
 min() { sort -n | head -n 1; }
 
 # --- Reload with the wall clock an hour behind ------------------------------
-insmod $KO node_id=3
+insmod $KO node_id=3 node_new=1
 ids1=$($U -n 2000)
 max1=$(echo "$ids1" | max)
 ok "state save" $U state save $state
@@ -28,13 +28,18 @@ ok "the floor is at or after the last ID's tick" \
 rmmod uidgen
 date -s "@$(( $(date +%s) - 3600 ))" > /dev/null
 
-# Without the floor, IDs would go back in time: the test can tell.
-insmod $KO node_id=3
+# Without the floor, IDs would go back in time: the test can tell. Only an
+# administrator who wrongly states the node ID is new gets there.
+insmod $KO node_id=3 node_new=1
 ok "without the floor, new IDs are lower (what the floor is for)" \
 	[ "$($U)" -lt "$max1" ]
 rmmod uidgen
 
+# node_id alone: pending, nothing issued until the floor arrives.
 insmod $KO node_id=3
+is "node_id=3 alone is pending" "$(cat $D/node_state)" pending
+$U > /dev/null 2>&1
+is "and issues nothing" "$?" 1
 like "state restore" "$($U state restore $state)" "^floor_ms set to $floor \(was 0\)$"
 is "the floor is in sysfs" "$(cat $P/floor_ms)" "$floor"
 ids2=$($U -n 2000)
@@ -52,7 +57,7 @@ date -s "@$(( $(date +%s) + 3600 ))" > /dev/null
 # --- Unloading under readers, 100 times --------------------------------------
 bad=0; refused=0; i=0
 while [ $i -lt 100 ]; do
-	insmod $KO node_id=$((i % 32)) || bad=$((bad + 1))
+	insmod $KO node_id=$((i % 32)) node_new=1 || bad=$((bad + 1))
 	$U -n 1000000000 > /dev/null &
 	reader=$!
 	# Once the reader holds the device, rmmod is refused; never a crash.
@@ -70,7 +75,7 @@ is "100 load/read/unload cycles" "$bad" 0
 is "rmmod refused every time a reader held the device" "$refused" 100
 
 # A reader blocked waiting for a tick: rmmod is refused, the reader is fine.
-insmod $KO node_id=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=5000000
+insmod $KO node_id=1 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=5000000
 $U -n 12 > /tmp/blocked.out &
 reader=$!
 sleep 1

@@ -58,7 +58,7 @@ for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_
 	"ts_bits=33 node_bits=10 slot_bits=0 seq_bits=20 tick_us=100000 epoch_ms=1700000000000"; do
 	node=0
 	case $layout in *node_bits=0*) ;; *) node=5 ;; esac
-	ok "loads: $layout" insmod $KO $layout node_id=$node
+	ok "loads: $layout" insmod $KO $layout node_id=$node node_new=1
 	for kv in $layout; do
 		is "sysfs ${kv%%=*}" "$(cat $P/${kv%%=*})" "${kv#*=}"
 	done
@@ -74,7 +74,7 @@ done
 # A timestamp field that runs out while loaded: EOVERFLOW, never a wrap.
 # 2^20 ticks of 1 s, with the epoch set so that about 4 s are left.
 now_ms=$(date +%s%3N)
-ok "loads with 4 s of timestamp left" insmod $KO node_id=1 ts_bits=20 node_bits=13 \
+ok "loads with 4 s of timestamp left" insmod $KO node_id=1 node_new=1 ts_bits=20 node_bits=13 \
 	slot_bits=0 seq_bits=30 tick_us=1000000 min_life_days=0 \
 	epoch_ms=$((now_ms - (1048576 - 4) * 1000))
 is "sysfs exhausts_at_ms" "$(cat /sys/class/uidgen/uid/exhausts_at_ms)" \
@@ -126,7 +126,7 @@ nobody_reads() {
 }
 
 dmesg -C
-ok "loads with the default mode" insmod $KO node_id=1
+ok "loads with the default mode" insmod $KO node_id=1 node_new=1
 is "/dev/uid is root:root 0444" "$(stat -c '%F %U:%G %a' /dev/uid)" \
 	"character special file root:root 444"
 is "sysfs dev_mode" "$(cat $P/dev_mode)" "0444"
@@ -136,7 +136,7 @@ like "nobody reads an ID" "$(nobody_reads 65534)" "^0 [0-9]+\$"
 ok "unloads" rmmod uidgen
 
 dmesg -C
-ok "loads with dev_mode=440 dev_gid=4242" insmod $KO node_id=1 dev_mode=440 dev_gid=4242
+ok "loads with dev_mode=440 dev_gid=4242" insmod $KO node_id=1 node_new=1 dev_mode=440 dev_gid=4242
 is "/dev/uid is root:4242 0440" "$(stat -c '%u:%g %a' /dev/uid)" "0:4242 440"
 is "sysfs dev_mode" "$(cat $P/dev_mode)" "0440"
 is "sysfs dev_gid" "$(cat $P/dev_gid)" 4242
@@ -149,24 +149,38 @@ like "and the CLI says how to let them in" "$(nobody_reads 65534)" \
 ok "root reads" $U
 ok "unloads" rmmod uidgen
 
-ok "loads with dev_mode=0400 dev_gid=4242" insmod $KO node_id=1 dev_mode=0400 dev_gid=4242
+ok "loads with dev_mode=0400 dev_gid=4242" insmod $KO node_id=1 node_new=1 dev_mode=0400 dev_gid=4242
 is "/dev/uid is root:4242 0400" "$(stat -c '%u:%g %a' /dev/uid)" "0:4242 400"
 like "the group gets EACCES" "$(nobody_reads 4242)" "^1 .*Permission denied"
 ok "root reads" $U
 ok "unloads" rmmod uidgen
 
 # No node_id: the device loads, says so, and issues nothing until assigned
-# through sysfs.
+# through sysfs, and then only once its floor is known.
 dmesg -C
 ok "loads without node_id" insmod $KO
 like "log says no node ID" "$(dmesg | grep uidgen | tail -n 1)" \
-	"uidgen: no node ID assigned: no ID is issued until an administrator sets node_id"
+	"uidgen: no node ID assigned: no ID is issued until an administrator assigns one with its floor"
 err=$($U 2>&1)
 like "the CLI explains" "$err" "Cannot assign requested address"
 like "and how to fix it" "$err" "set-node N"
-ok "sysfs assigns node 9" sh -c "echo 9 > $P/node_id"
-like "log says node 9" "$(dmesg | grep uidgen | tail -n 1)" "uidgen: node ID 9 assigned"
+is "node_new=1 without a pending node ID: ENOENT" \
+	"$(sh -c "echo 1 > $P/node_new" 2>&1 | sed 's/.*: //')" "No such file or directory"
+ok "sysfs sets node 9" sh -c "echo 9 > $P/node_id"
+like "log says node 9 is pending" "$(dmesg | grep uidgen | tail -n 1)" \
+	"uidgen: node ID 9 pending: nothing is issued under it until its floor is restored"
+is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" pending
+err=$($U 2>&1)
+like "a pending node ID issues nothing (ENODATA)" "$err" "No data available"
+ok "node_new=1 says it never issued" sh -c "echo 1 > $P/node_new"
+like "log says node 9" "$(dmesg | grep uidgen | tail -n 1)" "uidgen: node ID 9 assigned \(new"
+is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" active
 like "IDs carry node 9" "$($U decode "$($U)")" "node=9 "
+is "node IDs are decimal: 010 is ten, and busy" \
+	"$(sh -c "echo 010 > $P/node_id" 2>&1 | sed 's/.*: //')" "Device or resource busy"
+is "0x9 is refused" "$(sh -c "echo 0x9 > $P/node_id" 2>&1 | sed 's/.*: //')" "Invalid argument"
+like "with a log line" "$(dmesg | grep uidgen | tail -n 1)" \
+	"uidgen: node_id=0x9: give a node ID in decimal, or -1 to revoke"
 
 # Unloading: refused while an fd is open, fine once closed.
 exec 3< /dev/uid
@@ -185,7 +199,7 @@ like "and says to load the module" "$err" \
 # Load, mint, unload, 20 times over.
 i=0; bad=0
 while [ $i -lt 20 ]; do
-	insmod $KO node_id=$((i % 32)) || bad=$((bad + 1))
+	insmod $KO node_id=$((i % 32)) node_new=1 || bad=$((bad + 1))
 	[ "$($U -n 100 | sort -u | wc -l)" = 100 ] || bad=$((bad + 1))
 	rmmod uidgen || bad=$((bad + 1))
 	i=$((i + 1))

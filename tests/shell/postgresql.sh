@@ -4,9 +4,9 @@
 # and the real module, in the VM: `make install` (into tmpfs copies of
 # PostgreSQL's library and extension directories, the guest's / being
 # read-only), initdb into /tmp as the postgres user, then pg_regress with
-# the module loaded four ways: default layout and node 7; another layout;
-# no node ID; no module. Each pg_regress test is one TAP result, plus the
-# set-up steps and "the server never crashed".
+# the module loaded five ways: default layout and node 7; another layout;
+# no node ID; a node ID pending (no floor); no module. Each pg_regress
+# test is one TAP result, plus the set-up steps and "no backend crashed".
 #
 # Run as root in the repository, the module unloaded; clients/postgresql
 # built on the host (make tests). Sourced helpers: tests/shell/lib.sh.
@@ -77,15 +77,18 @@ unload() {
 }
 
 unload
-insmod "$KO" node_id=7
+insmod "$KO" node_id=7 node_new=1
 regress default uidgen uidgen_uuid
 unload
-insmod "$KO" node_id=3 ts_bits=50 node_bits=3 slot_bits=2 seq_bits=8 \
+insmod "$KO" node_id=3 node_new=1 ts_bits=50 node_bits=3 slot_bits=2 seq_bits=8 \
 	tick_us=250 epoch_ms=1735689600000
 regress layout uidgen_layout
 unload
 insmod "$KO"
 regress nonode uidgen_nonode
+unload
+insmod "$KO" node_id=5
+regress pending uidgen_pending
 unload
 regress nomodule uidgen_nomodule
 

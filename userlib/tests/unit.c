@@ -485,6 +485,24 @@ static void test_cache_off_and_errors(void)
  * EADDRNOTAVAIL instead of handing out the rest of its run, and IDs flow
  * again once the node ID is assigned. Needs root.
  */
+/* Assign @node as one that never issued, through sysfs. */
+static int assign_new(unsigned int node)
+{
+	FILE *f = fopen("/sys/module/uidgen/parameters/node_id", "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%u\n", node) > 0;
+	ok = !fclose(f) && ok;
+	f = fopen("/sys/module/uidgen/parameters/node_new", "w");
+	if (!f)
+		return -1;
+	ok = fputs("1\n", f) >= 0 && ok;
+	ok = !fclose(f) && ok;
+	return ok ? 0 : -1;
+}
+
 static void test_cache_fence(void)
 {
 	struct uidgen_info in;
@@ -501,7 +519,9 @@ static void test_cache_fence(void)
 	      "a cached run");
 	CHECK(uidgen_revoke_node(g) == 0, "revoke");
 	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "fenced off");
-	CHECK(uidgen_set_node(g, in.node_id) == 0, "assign %u again", in.node_id);
+	/* uidgen_set_node() names no floor: the kernel wants one (or NEW). */
+	CHECK(uidgen_set_node(g, in.node_id) == -EINVAL, "no floor: EINVAL");
+	CHECK(assign_new(in.node_id) == 0, "assign %u again", in.node_id);
 	CHECK(uidgen_next(g, &b) == 0 && b > a + 1, "issues again");
 	uidgen_close(g);
 }

@@ -200,9 +200,17 @@ class Device(unittest.TestCase):
             self.assertIsInstance(cm.exception, OSError)
             with self.assertRaises(uidgen.NoNodeError):
                 g.batch(3)
+            # The node ID again, from sysfs: pending until its floor is known.
+            with open("/sys/module/uidgen/parameters/node_id", "w") as fh:
+                fh.write(str(self.node))
+            with self.assertRaises(uidgen.NodePendingError) as cm:
+                g.next()
+            self.assertEqual(cm.exception.errno, errno.ENODATA)
         finally:
             with open("/sys/module/uidgen/parameters/node_id", "w") as fh:
                 fh.write(str(self.node))
+            with open("/sys/module/uidgen/parameters/node_new", "w") as fh:
+                fh.write("1")
         self.assertEqual(g.decode(g.next()).node, self.node)
         g.close()
 
@@ -214,7 +222,7 @@ class Installed(unittest.TestCase):
     def test_installed_by_pip(self):
         target = os.environ["UIDGEN_PIP_TARGET"]
         self.assertTrue(uidgen.__file__.startswith(target + "/uidgen/"), uidgen.__file__)
-        self.assertTrue(os.path.isdir(os.path.join(target, "uidgen-1.3.0.dist-info")))
+        self.assertTrue(os.path.isdir(os.path.join(target, "uidgen-1.4.0.dist-info")))
 
 
 if __name__ == "__main__":

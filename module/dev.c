@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/uid: the character device, its class, read(), the ioctls and the
+ * fence page mmap() maps.
+ *
+ * Minting happens here, in short sections that cannot sleep or fault: an
+ * RCU read-side critical section (which the node's revoke waits out, see
+ * node.c) with page faults disabled. IDs are stored straight into the
+ * caller's buffer; if the buffer is not resident, the store stops, the
+ * section ends, the buffer is faulted in outside it and the call goes on
+ * with fresh IDs. IDs minted for a store that faulted are never handed
+ * out: a gap, never a duplicate. So a buffer backed by FUSE or
+ * userfaultfd delays only its own caller, never a revoke.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cdev.h>
+#include <linux/compat.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/time_namespace.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include <linux/uidgen.h>
+
+#include "compat.h"
+#include "gen.h"
+#include "internal.h"
+
+/* Most IDs minted per section: one page of them. */
+#define UIDGEN_CHUNK		(PAGE_SIZE / sizeof(u64))
+/* Check for signals and reschedule after about a page of IDs. */
+#define UIDGEN_RESCHED_IDS	(PAGE_SIZE / sizeof(u64))
+
+/*
+ * Sleep until @tick begins. The timer runs on CLOCK_BOOTTIME, the clock
+ * the ticks come from, so the wall clock stepping cannot stretch the wait.
+ */
+static int uidgen_wait_tick(u64 tick)
+{
+	ktime_t expires = ns_to_ktime(uidgen_tick_start(&uidgen_dev_gen, tick));
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	schedule_hrtimeout_range_clock(&expires, 0, HRTIMER_MODE_ABS,
+				       CLOCK_BOOTTIME);
+	return signal_pending(current) ? -ERESTARTSYS : 0;
+}
+
+/*
+ * Sleep until the grant rises past @grant, or the node ID changes: what
+ * userspace has persisted is spent, and issuing more could repeat after a
+ * crash.
+ */
+static int uidgen_wait_grant(u64 grant)
+{
+	struct uidgen_node_ctl *n = &uidgen_dev_node;
+	int node = READ_ONCE(n->node);
+
+	atomic64_inc(&n->grant_waits);
+	pr_warn_ratelimited("the clock reached the grant (%llu ms): callers wait until the persister raises it (is uidgen-persist running?)\n",
+			    uidgen_tick_end_ms(&uidgen_dev_gen, grant));
+	return wait_event_interruptible(n->grant_wq,
+			READ_ONCE(uidgen_dev_gen.grant_tick) != grant ||
+			READ_ONCE(n->node) != node) ? -ERESTARTSYS : 0;
+}
+
+/* Why nothing is issued: no node ID, or one whose floor is to come. */
+static int uidgen_no_node(void)
+{
+	u32 node;
+
+	return uidgen_node_state(&uidgen_dev_node, &node) ==
+	       UIDGEN_NODE_STATE_PENDING ? -ENODATA : -EADDRNOTAVAIL;
+}
+
+/*
+ * Reserve up to @n IDs from slot @slot. Called inside the minting section,
+ * which must last until the IDs are out of the kernel. Returns the length
+ * of the run, with its first ID in *@id; 0 if the caller must wait for
+ * *@wait_tick (UIDGEN_WAIT_GRANT: for the grant); or -EADDRNOTAVAIL,
+ * -EOVERFLOW.
+ */
+static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
+				       u64 *wait_tick)
+{
+	struct uidgen_gen *g = &uidgen_dev_gen;
+	const struct uidgen_layout *l = &g->l;
+	u64 boot_ns = ktime_get_boottime_ns();
+	u64 now, first;
+	int node, got;
+
+	now = uidgen_tick(g, boot_ns);
+	if (now > g->max_tick)
+		return -EOVERFLOW;
+	/* Pairs with the release in node.c: the floor and grant come first. */
+	node = smp_load_acquire(&uidgen_dev_node.node);
+	/* Past the lease deadline nothing leaves, revoked yet or not. */
+	if (node < 0 || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_ns))
+		return -EADDRNOTAVAIL;
+	got = uidgen_reserve(g, &g->slots[slot], now, n, &first, wait_tick);
+	if (got > 0) {
+		*id = uidgen_compose(l, first, ((u64)node << l->slot_bits) | slot);
+		this_cpu_add(uidgen_issued[slot], got);
+	}
+	return got;
+}
+
+/*
+ * The minting section: no sleep, no fault, so that a revoke's grace
+ * period is over as soon as every CPU has left what it was minting.
+ */
+static __always_inline void uidgen_enter(void)
+{
+	rcu_read_lock();
+	pagefault_disable();
+}
+
+static __always_inline void uidgen_leave(void)
+{
+	pagefault_enable();
+	rcu_read_unlock();
+}
+
+/*
+ * Store @n consecutive IDs from @id at @dst, in one pass with no bounce
+ * buffer. Page faults are disabled: returns how many were stored before
+ * the first page that is not resident, if any.
+ */
+static __always_inline unsigned int uidgen_store(u64 __user *dst, u64 id,
+						 unsigned int n)
+{
+	unsigned int i = 0;
+
+	if (!user_access_begin(dst, n * sizeof(u64)))
+		return 0;
+	for (; i < n; i++)
+		unsafe_put_user(id + i, dst + i, fault);
+fault:
+	user_access_end();
+	return i;
+}
+
+/*
+ * Wait for @wait_tick to come (or the grant to rise), for a caller whose
+ * slot @slot is spent. Returns 0 to try again, -EAGAIN or -ERESTARTSYS.
+ */
+static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
+{
+	if (nonblock)
+		return -EAGAIN;
+	if (wait_tick == UIDGEN_WAIT_GRANT)
+		return uidgen_wait_grant(READ_ONCE(uidgen_dev_gen.grant_tick));
+	atomic64_inc(&uidgen_dev_gen.slots[slot].waits);
+	return uidgen_wait_tick(wait_tick);
+}
+
+/*
+ * Any slot would be correct (the compare-and-swap sees to that); the
+ * running CPU's own slot is the one nobody else is using.
+ */
+static unsigned int uidgen_my_slot(void)
+{
+	return raw_smp_processor_id() & (uidgen_dev_gen.nr_slots - 1);
+}
+
+/*
+ * Between chunks: stop for a signal, let others run. Returns 0 or
+ * -ERESTARTSYS.
+ */
+static int uidgen_pause(void)
+{
+	if (signal_pending(current))
+		return -ERESTARTSYS;
+	cond_resched();
+	return 0;
+}
+
+/*
+ * Mint @n IDs into @dst. Returns how many were stored, or an errno if none
+ * were. IDs minted for a store that faulted are dropped: a gap, never a
+ * duplicate, since the slot has already moved past them.
+ */
+static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
+{
+	unsigned int slot = uidgen_my_slot();
+	size_t done = 0, since_check = 0;
+	unsigned int stored = 0;
+	u64 id, wait_tick;
+	long err = 0;
+	int got;
+
+	while (done < n) {
+		uidgen_enter();
+		got = uidgen_take(slot, min_t(size_t, n - done, UIDGEN_CHUNK),
+				  &id, &wait_tick);
+		if (got > 0)
+			stored = uidgen_store(dst + done, id, got);
+		uidgen_leave();
+
+		if (got < 0) {
+			err = got == -EADDRNOTAVAIL ? uidgen_no_node() : got;
+			break;
+		}
+		if (!got) {
+			err = uidgen_wait(slot, wait_tick, nonblock);
+			if (err)
+				break;
+			continue;
+		}
+		done += stored;
+		if (stored < got) {
+			/*
+			 * Fault the rest of the chunk in, out of the section,
+			 * and go on if at least one more ID fits.
+			 */
+			size_t len = min_t(size_t, n - done, UIDGEN_CHUNK) *
+				     sizeof(u64);
+
+			if (fault_in_writeable((char __user *)(dst + done), len) >
+			    len - sizeof(u64)) {
+				err = -EFAULT;
+				break;
+			}
+			err = uidgen_pause();
+			if (err)
+				break;
+			continue;
+		}
+		since_check += got;
+		if (since_check >= UIDGEN_RESCHED_IDS && done < n) {
+			since_check = 0;
+			err = uidgen_pause();
+			if (err)
+				break;
+		}
+	}
+	return done ? done : err;
+}
+
+static ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
+			   loff_t *ppos)
+{
+	long ret;
+
+	if (len < sizeof(u64))
+		return -EINVAL;
+	ret = uidgen_fill((u64 __user *)ubuf, len / sizeof(u64),
+			  file->f_flags & O_NONBLOCK);
+	return ret < 0 ? ret : ret * sizeof(u64);
+}
+
+/*
+ * Copy in an extensible ioctl struct: @ksize is what this kernel knows,
+ * @minsize the oldest version it accepts. Returns the caller's size, or
+ * an errno.
+ */
+static long uidgen_copy_arg(void *karg, size_t ksize, size_t minsize,
+			    void __user *uarg)
+{
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < minsize)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	/* Not "ret ?: usize": an int and a u32 make an unsigned int. */
+	ret = copy_struct_from_user(karg, ksize, uarg, usize);
+	if (ret)
+		return ret;
+	return usize;
+}
+
+static long uidgen_ioctl_batch(struct file *file,
+			       struct uidgen_batch __user *uarg)
+{
+	struct uidgen_batch b;
+	long ret;
+
+	ret = uidgen_copy_arg(&b, sizeof(b), sizeof(b), uarg);
+	if (ret < 0)
+		return ret;
+	if (b.flags || b.__reserved || !b.count)
+		return -EINVAL;
+	if (b.count > UIDGEN_BATCH_MAX)
+		return -E2BIG;
+
+	ret = uidgen_fill(u64_to_user_ptr(b.ids), b.count,
+			  file->f_flags & O_NONBLOCK);
+	if (ret < 0)
+		return ret;
+	if (put_user((u32)ret, &uarg->count))
+		return -EFAULT;
+	return ret;
+}
+
+/*
+ * Reserve one run and copy its bounds out inside the minting section, so
+ * that a revoke cannot return while the run is on its way out. Returns the
+ * run's length; 0 to retry (a fault, or a wait done); or an errno.
+ */
+static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
+				struct uidgen_reserve *r, bool nonblock)
+{
+	struct uidgen_gen *g = &uidgen_dev_gen;
+	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
+	unsigned int slot = uidgen_my_slot();
+	/* The caller's CLOCK_BOOTTIME may be offset by its time namespace. */
+	u64 ns_off = timens_add_boottime_ns(0);
+	unsigned long left = 0;
+	u64 wait_tick;
+	int got;
+
+	uidgen_enter();
+	got = uidgen_take(slot, r->count, &r->first, &wait_tick);
+	if (got > 0) {
+		r->fence = READ_ONCE(uidgen_dev_node.page->fence);
+		r->count = got;
+		r->expires_ns = uidgen_tick_start(g, (r->first >> shift) + 1) +
+				ns_off;
+		left = __copy_to_user_inatomic(uarg, r, sizeof(*r));
+	}
+	uidgen_leave();
+
+	if (got < 0)
+		return got == -EADDRNOTAVAIL ? uidgen_no_node() : got;
+	if (!got)
+		return uidgen_wait(slot, wait_tick, nonblock);
+	if (!left)
+		return got;
+	/* The run is a gap; fault the argument in and take another. */
+	if (fault_in_writeable((char __user *)uarg, sizeof(*r)))
+		return -EFAULT;
+	return uidgen_pause();
+}
+
+static long uidgen_ioctl_reserve(struct file *file,
+				 struct uidgen_reserve __user *uarg)
+{
+	struct uidgen_reserve r;
+	u32 want;
+	long ret;
+
+	ret = uidgen_copy_arg(&r, sizeof(r), sizeof(r), uarg);
+	if (ret < 0)
+		return ret;
+	if (r.flags || !r.count)
+		return -EINVAL;
+	if (r.count > (1ULL << uidgen_dev_gen.l.seq_bits))
+		return -E2BIG;
+	if (!access_ok(uarg, sizeof(r)))
+		return -EFAULT;
+
+	want = r.count;
+	do {
+		r.count = want;
+		ret = uidgen_reserve_once(uarg, &r, file->f_flags & O_NONBLOCK);
+	} while (!ret);
+	return ret;
+}
+
+static long uidgen_ioctl_info(struct uidgen_info __user *uarg)
+{
+	struct uidgen_gen *g = &uidgen_dev_gen;
+	struct uidgen_node_ctl *n = &uidgen_dev_node;
+	const struct uidgen_layout *l = &g->l;
+	struct uidgen_info info;
+	u64 deadline, high;
+	long usize;
+
+	usize = uidgen_copy_arg(&info, sizeof(info), UIDGEN_INFO_SIZE_VER0,
+				uarg);
+	if (usize < 0)
+		return usize;
+	if (info.flags)
+		return -EINVAL;
+
+	info.size = min_t(size_t, usize, sizeof(info));
+	info.version = (UIDGEN_VERSION_MAJOR << 16) |
+		       (UIDGEN_VERSION_MINOR << 8) | UIDGEN_VERSION_PATCH;
+	info.node_state = uidgen_node_state(n, &info.node_id);
+	info.ts_bits = l->ts_bits;
+	info.node_bits = l->node_bits;
+	info.slot_bits = l->slot_bits;
+	info.seq_bits = l->seq_bits;
+	info.nr_slots = g->nr_slots;
+	info.tick_us = l->tick_us;
+	info.epoch_ms = l->epoch_ms;
+	info.__reserved = 0;
+	info.floor_ms = READ_ONCE(n->floor_ms);
+	high = READ_ONCE(g->grant_tick);
+	info.grant_ms = high == UIDGEN_NO_GRANT ? 0 :
+			uidgen_tick_end_ms(g, high);
+	deadline = READ_ONCE(n->deadline_ns);
+	info.deadline_ns = deadline == U64_MAX ? 0 :
+			   deadline + timens_add_boottime_ns(0);
+	info.token = READ_ONCE(n->token);
+	high = uidgen_high_water(g);
+	info.high_water_ms = high ? uidgen_tick_end_ms(g, high) : 0;
+	if (copy_to_user(uarg, &info, info.size))
+		return -EFAULT;
+	return 0;
+}
+
+static long uidgen_ioctl_set_node(struct uidgen_node __user *uarg)
+{
+	const u32 known = UIDGEN_NODE_REVOKE | UIDGEN_NODE_NEW |
+			  UIDGEN_NODE_FLOOR | UIDGEN_NODE_RENEW;
+	struct uidgen_node_ctl *n = &uidgen_dev_node;
+	u64 now = ktime_get_boottime_ns();
+	struct uidgen_node req;
+	long ret;
+	u32 cur;
+
+	ret = uidgen_copy_arg(&req, sizeof(req), UIDGEN_NODE_SIZE_VER0, uarg);
+	if (ret < 0)
+		return ret;
+	if ((req.flags & ~known) || req.__reserved)
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	/* The caller's CLOCK_BOOTTIME, as this kernel's. */
+	if (req.deadline_ns)
+		req.deadline_ns = max_t(s64, 1, req.deadline_ns -
+					timens_add_boottime_ns(0));
+
+	switch (req.flags) {
+	case 0:
+		/*
+		 * 1.3's assignment, with no floor: the kernel will not guess
+		 * one. Naming the node ID already active still succeeds, as
+		 * it always did, and changes nothing.
+		 */
+		if (req.node_id >= (1ULL << uidgen_dev_gen.l.node_bits))
+			return -ERANGE;
+		if (uidgen_node_state(n, &cur) == UIDGEN_NODE_STATE_ACTIVE)
+			return cur == req.node_id ? 0 : -EBUSY;
+		return -EINVAL;
+	case UIDGEN_NODE_REVOKE:
+		if (req.floor_ms || req.grant_ms || req.deadline_ns)
+			return -EINVAL;
+		return uidgen_node_revoke(n, req.node_id, req.token,
+					  "by UIDGEN_IOC_SET_NODE");
+	case UIDGEN_NODE_RENEW:
+		if (req.floor_ms)
+			return -EINVAL;
+		return uidgen_node_renew(n, &req, now);
+	case UIDGEN_NODE_NEW:
+		if (req.floor_ms)
+			return -EINVAL;
+		return uidgen_node_assign(n, &req, now);
+	case UIDGEN_NODE_FLOOR:
+		return uidgen_node_assign(n, &req, now);
+	default:
+		return -EINVAL;
+	}
+}
+
+static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case UIDGEN_IOC_BATCH:
+		return uidgen_ioctl_batch(file, uarg);
+	case UIDGEN_IOC_RESERVE:
+		return uidgen_ioctl_reserve(file, uarg);
+	case UIDGEN_IOC_INFO:
+		return uidgen_ioctl_info(uarg);
+	case UIDGEN_IOC_SET_NODE:
+		return uidgen_ioctl_set_node(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static vm_fault_t uidgen_vm_fault(struct vm_fault *vmf)
+{
+	struct page *page = virt_to_page(uidgen_dev_node.page);
+
+	if (vmf->pgoff)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct uidgen_vm_ops = {
+	.fault	= uidgen_vm_fault,
+};
+
+/* One read-only, shared page: struct uidgen_page. */
+static int uidgen_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_MAYSHARE) || vma->vm_pgoff ||
+	    vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & (VM_WRITE | VM_MAYWRITE))
+		return -EACCES;
+	vma->vm_ops = &uidgen_vm_ops;
+	return 0;
+}
+
+/*
+ * read() is a plain .read rather than .read_iter: an ID is 8 bytes, and the
+ * iov_iter set-up costs more than minting one does. Every caller passes one
+ * flat buffer anyway.
+ */
+static const struct file_operations uidgen_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nonseekable_open,
+	.read		= uidgen_read,
+	.unlocked_ioctl	= uidgen_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= uidgen_mmap,
+};
+
+/*
+ * /dev/uid: a class and device of our own rather than a misc device, so
+ * that devtmpfs creates the node with dev_gid as well as dev_mode.
+ * Anyone the mode lets in may read IDs; only CAP_SYS_ADMIN may assign the
+ * node ID.
+ */
+static struct class uidgen_class = {
+	.name	= "uidgen",
+};
+
+static char *uidgen_devnode(UIDGEN_DEVNODE_CONST struct device *dev,
+			    umode_t *mode, kuid_t *uid, kgid_t *gid)
+{
+	if (mode)
+		*mode = uidgen_dev_mode;
+	if (gid)
+		*gid = make_kgid(&init_user_ns, uidgen_dev_gid);
+	return NULL;
+}
+
+static const struct device_type uidgen_dev_type = {
+	.name		= "uid",
+	.groups		= uidgen_groups,
+	.devnode	= uidgen_devnode,
+};
+
+static dev_t uidgen_devt;
+static struct cdev uidgen_cdev;
+static struct device *uidgen_dev;
+
+static void uidgen_dev_release(struct device *dev)
+{
+	kfree(dev);
+}
+
+/**
+ * uidgen_dev_add() - Create /dev/uid and its sysfs directory.
+ *
+ * Context: process, at module load.
+ * Return: 0 or an errno.
+ */
+int uidgen_dev_add(void)
+{
+	int ret;
+
+	if (!gid_valid(make_kgid(&init_user_ns, uidgen_dev_gid))) {
+		pr_err("dev_gid=%u is not a valid group ID\n", uidgen_dev_gid);
+		return -EINVAL;
+	}
+	ret = alloc_chrdev_region(&uidgen_devt, 0, 1, "uid");
+	if (ret)
+		return ret;
+	ret = class_register(&uidgen_class);
+	if (ret)
+		goto err_region;
+	uidgen_dev = kzalloc(sizeof(*uidgen_dev), GFP_KERNEL);
+	if (!uidgen_dev) {
+		ret = -ENOMEM;
+		goto err_class;
+	}
+	device_initialize(uidgen_dev);
+	uidgen_dev->devt = uidgen_devt;
+	uidgen_dev->class = &uidgen_class;
+	uidgen_dev->type = &uidgen_dev_type;
+	uidgen_dev->release = uidgen_dev_release;
+	ret = dev_set_name(uidgen_dev, "uid");
+	if (ret)
+		goto err_put;
+	cdev_init(&uidgen_cdev, &uidgen_fops);
+	uidgen_cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&uidgen_cdev, uidgen_dev);
+	if (ret)
+		goto err_put;
+	return 0;
+
+err_put:
+	put_device(uidgen_dev);
+err_class:
+	class_unregister(&uidgen_class);
+err_region:
+	unregister_chrdev_region(uidgen_devt, 1);
+	return ret;
+}
+
+/**
+ * uidgen_dev_del() - Remove /dev/uid; open files keep the module.
+ *
+ * Context: process, at module unload.
+ */
+void uidgen_dev_del(void)
+{
+	cdev_device_del(&uidgen_cdev, uidgen_dev);
+	put_device(uidgen_dev);
+	class_unregister(&uidgen_class);
+	unregister_chrdev_region(uidgen_devt, 1);
+}
