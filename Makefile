@@ -39,6 +39,9 @@ MODDIR := /lib/modules/$(KVER)/updates
 MANDIR := $(PREFIX)/share/man
 UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
+# The systemd units, named: a glob that matches nothing would reach the
+# shell as a pattern in UNITDIR.
+UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service
 MAN3 := $(notdir $(wildcard man/*.3))
 include version.mk
 DKMS_SRC := /usr/src/uidgen-$(VERSION)
@@ -119,11 +122,12 @@ install-user: userlib
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(addprefix man/,$(MAN3))
 	install -D -m 0644 man/uid.4 $(DESTDIR)$(MANDIR)/man4/uid.4
 	install -d $(DESTDIR)$(UNITDIR)
-	for u in systemd/*.service systemd/*.timer; do \
+	for u in $(UNITS); do \
 		sed 's|/usr/bin/uidgen|$(PREFIX)/bin/uidgen|' $$u > $(DESTDIR)$(UNITDIR)/$$(basename $$u); \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$u); \
 	done
 	install -D -m 0644 etc/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.conf.example
+	install -D -m 0644 etc/uidgen.default.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
 	$(if $(DESTDIR),,ldconfig)
 
 # The module's source, no build products, as a tree of its own in SRCDIR
@@ -149,8 +153,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/linux/uidgen.h
 	$(MAKE) -C userlib uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(MAN3)) $(DESTDIR)$(MANDIR)/man4/uid.4
-	for u in systemd/*.service systemd/*.timer; do rm -f $(DESTDIR)$(UNITDIR)/$$(basename $$u); done
-	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example
+	for u in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$(basename $$u); done
+	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 	$(if $(DESTDIR),,ldconfig)
 

@@ -53,6 +53,11 @@ host_suite() {
 # Suspend/resume and snapshot restore, in VMs of their own.
 host_suite snapshot tests/qemu/snapshot.sh -k "$kver" -o "$out/snapshot"
 
+# A node ID's life, the packaged way (modprobe.d, the units' commands):
+# reload, reboot with the clock behind, crash, move to another VM, each
+# borrowing at the ceiling; every ID of every load checked together.
+host_suite nodelife tests/nodelife.sh -k "$kver" -o "$out/nodelife"
+
 # make install into a scratch root; the module loads from there in a VM.
 host_suite install tests/install.sh -k "$kver" -o "$out/install"
 
@@ -103,9 +108,9 @@ if [ -s "$out/summary.txt" ]; then
 	done < "$out/summary.txt"
 fi
 # 14 suites on each kernel, the clients' 3 (python, go, postgresql) on the
-# first only, the 6.12 build, snapshot, install, dkms, deb, uuid, style,
-# kunit, debug-vm.
-expected=40
+# first only, the 6.12 build, snapshot, nodelife, install, dkms, deb, uuid,
+# style, kunit, debug-vm.
+expected=41
 have=$(wc -l < "$out/summary.txt" 2>/dev/null || echo 0)
 if [ "$have" -ne "$expected" ]; then
 	echo "vm: only $have of $expected suites reported"

@@ -59,7 +59,7 @@ check "libuidgen-dev: headers, .so, .a, pkg-config, section 3" \
 		$libdir/libuidgen.a $libdir/pkgconfig/uidgen.pc /usr/share/man/man3/uidgen_next.3.gz'
 check "uidgen-tools: CLI, sections 1 and 4, units, modprobe.d example" \
 	'has uidgen-tools /usr/bin/uidgen /usr/share/man/man1/uidgen.1.gz /usr/share/man/man4/uid.4.gz \
-		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-state-save.timer \
+		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-persist.service \
 		/usr/share/doc/uidgen-tools/examples/uidgen.conf.example'
 check "postgresql-15-uidgen: the extension where PostgreSQL 15 looks" \
 	'has postgresql-15-uidgen /usr/lib/postgresql/15/lib/uidgen.so \
@@ -79,7 +79,7 @@ check "take it off $kver, as if $kver came later" \
 	'dkms remove -m uidgen -v "$version" -k "$kver" && ! installed &&
 		! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
 check "the units are installed but not enabled" \
-	'[ "$(systemctl is-enabled uidgen-state.service uidgen-state-save.timer | xargs)" = "disabled disabled" ]'
+	'[ "$(systemctl is-enabled uidgen-state.service uidgen-persist.service | xargs)" = "disabled disabled" ]'
 check "the kernel's DKMS hook builds it for $kver" \
 	'/etc/kernel/postinst.d/dkms "$kver" && installed'
 check "uidgen --version" '[ "$(uidgen --version)" = "uidgen $version" ]'

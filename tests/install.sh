@@ -35,7 +35,7 @@ for f in "/lib/modules/$kver/updates/uidgen.ko" \
 done
 check "depmod indexed it" 'grep -q "^updates/uidgen.ko:" "$dest/lib/modules/$kver/modules.dep"'
 check "the units run the installed CLI" \
-	'grep -q "ExecStart=-$prefix/bin/uidgen state restore" "$dest$prefix/lib/systemd/system/uidgen-state.service"'
+	'grep -q "ExecStart=$prefix/bin/uidgen state restore" "$dest$prefix/lib/systemd/system/uidgen-state.service"'
 check "pkg-config points into the install" \
 	'[ "$(PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs uidgen | xargs)" = "-I$dest$prefix/include -L$dest$prefix/lib -luidgen" ]'
 check "every man page renders without a warning" \

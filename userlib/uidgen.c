@@ -1,20 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uidgen: print fresh IDs from /dev/uid, decode IDs, show the layout,
- * assign the node ID.
+ * uidgen: print fresh IDs from /dev/uid, decode IDs, show the layout and
+ * the node's state, assign the node ID with its floor, and keep the floor
+ * of the node ID persisted ahead of what the kernel may issue (state
+ * save/restore/keep).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "uidgen.h"
 
+/* The first module version with node floors and grants (uapi 1.4). */
+#define UIDGEN_V14	0x010400U
+
 static const char *prog = "uidgen";
+
+/* The most --ahead-ms and --every-ms take: a day. */
+#define AHEAD_MS_MAX	86400000ULL
+
+/* state keep/restore: how far ahead the grant goes, how often. */
+struct keep_opts {
+	unsigned long long ahead_ms;
+	unsigned long long every_ms;
+	int ahead_set;
+};
 
 static void usage(FILE *f)
 {
@@ -22,10 +41,12 @@ static void usage(FILE *f)
 		"Usage: %1$s [-d DEVICE] [-n COUNT] [-f dec|hex|b32]\n"
 		"       %1$s [-d DEVICE] decode [-f auto|dec|hex|b32] ID...\n"
 		"       %1$s [-d DEVICE] info\n"
-		"       %1$s [-d DEVICE] set-node NODE_ID\n"
+		"       %1$s [-d DEVICE] set-node NODE_ID --new|--floor MS|--state FILE\n"
 		"       %1$s [-d DEVICE] revoke-node\n"
-		"       %1$s stats\n"
-		"       %1$s state save|restore FILE [--ahead-ms MS]\n"
+		"       %1$s [-d DEVICE] stats\n"
+		"       %1$s [-d DEVICE] state restore FILE [--ahead-ms MS]\n"
+		"       %1$s [-d DEVICE] state keep FILE [--ahead-ms MS] [--every-ms MS]\n"
+		"       %1$s [-d DEVICE] state save FILE\n"
 		"\n"
 		"Print COUNT (default 1) fresh 64-bit IDs from " UIDGEN_DEVICE ", one a line.\n"
 		"\n"
@@ -34,21 +55,29 @@ static void usage(FILE *f)
 		"  -f, --format FMT    dec (default), hex (0x and 16 digits) or b32 (13 Crockford\n"
 		"                      base32 digits that sort like the IDs); for decode,\n"
 		"                      how to read the IDs (default auto: 0x.. is hex,\n"
-		"                      13 characters is b32, else decimal)\n"
+		"                      digits only is decimal, else b32)\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       the version\n"
 		"\n"
 		"decode   print each ID's time (UTC), node, slot and sequence, using the\n"
 		"         layout of the loaded module (the default layout if none is)\n"
 		"info     print the layout, tick, epoch and node ID of the loaded module\n"
-		"set-node assign the node ID (needs CAP_SYS_ADMIN)\n"
+		"set-node assign the node ID (decimal) with its floor, in one step (needs\n"
+		"         CAP_SYS_ADMIN): --state FILE (the floor a state file holds),\n"
+		"         --floor MS (Unix ms at or after every ID it ever issued) or\n"
+		"         --new (it has never issued an ID)\n"
 		"revoke-node  stop issuing under the node ID; when it returns, no ID\n"
 		"         with that node ID leaves the kernel (needs CAP_SYS_ADMIN)\n"
-		"stats    the generator's clock, floor, node and counters\n"
-		"state save FILE     write a floor covering every ID issued so far plus\n"
-		"         --ahead-ms (default 60000) ms to come; run it periodically\n"
-		"state restore FILE  raise the module's floor to FILE's (as root, after\n"
-		"         loading): no ID at or before it is ever issued\n"
+		"stats    the generator's clock, node state, floor, grant, deadline,\n"
+		"         token, counters and clock offset\n"
+		"state restore FILE  assign FILE's node ID (or complete the pending one)\n"
+		"         with FILE's floor; first persist, and grant, a mark --ahead-ms\n"
+		"         (default 60000; 0: no grant limit) ahead\n"
+		"state keep FILE     the persister (runs until SIGTERM): every --every-ms\n"
+		"         (default 20000) persist a mark --ahead-ms ahead to FILE, fsync'd,\n"
+		"         then raise the kernel's grant to it\n"
+		"state save FILE     clean stop: revoke the node ID, then save the exact\n"
+		"         high water as its floor\n"
 		"\n"
 		"Exit status: 0 on success, 1 on failure, 2 on bad usage.\n",
 		prog);
@@ -58,8 +87,11 @@ static int fail(int err, const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(-err));
 	if (err == -EADDRNOTAVAIL)
-		fprintf(stderr, "%s: no node ID is assigned: as root, run '%s set-node N' or load the module with node_id=N\n",
-			prog, prog);
+		fprintf(stderr, "%s: no node ID is active: as root, run '%s state restore FILE', or '%s set-node N --new' for a node ID that has never issued\n",
+			prog, prog, prog);
+	else if (err == -ENODATA)
+		fprintf(stderr, "%s: the node ID is pending, its floor unknown: as root, run '%s state restore FILE' (what uidgen-state.service does), or '%s set-node N --new' if it has never issued an ID\n",
+			prog, prog, prog);
 	return 1;
 }
 
@@ -74,6 +106,43 @@ static int fail_open(int err, const char *dev)
 		fprintf(stderr, "%s: is the uidgen module loaded? As root: modprobe uidgen node_id=N\n",
 			prog);
 	return 1;
+}
+
+/*
+ * A decimal number, nothing else: digits only (no sign, no blank, no 0x; a
+ * leading 0 is not octal), at most @max. 0, -EINVAL or -ERANGE.
+ */
+static int parse_dec(const char *s, unsigned long long max,
+		     unsigned long long *v)
+{
+	unsigned long long n = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (n > (max - (*s - '0')) / 10)
+			return -ERANGE;
+		n = n * 10 + (*s - '0');
+	}
+	*v = n;
+	return 0;
+}
+
+/* parse_dec() for an option's value: exits the usage way on failure. */
+static int parse_opt(const char *opt, const char *s, unsigned long long min,
+		     unsigned long long max, unsigned long long *v)
+{
+	int ret = parse_dec(s, max, v);
+
+	if (ret == -EINVAL)
+		fprintf(stderr, "%s: %s '%s': not a count in decimal\n", prog, opt, s);
+	else if (ret)
+		fprintf(stderr, "%s: %s '%s': too large, at most %llu\n", prog, opt, s, max);
+	else if (*v < min)
+		fprintf(stderr, "%s: %s '%s': must be at least %llu\n", prog, opt, s, min);
+	return ret || *v < min ? -1 : 0;
 }
 
 static int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
@@ -127,12 +196,39 @@ static int cmd_generate(const char *dev, unsigned long count,
 		}
 		for (i = 0; i < got; i++) {
 			uidgen_format(ids[i], fmt, text, sizeof(text));
-			puts(text);
+			fputs(text, stdout);
+			putchar('\n');
 		}
 		count -= got;
+		errno = 0;
+		/*
+		 * A full disk or a closed pipe (SIGPIPE ignored) shows here:
+		 * stop now rather than mint the rest of COUNT for nobody.
+		 */
+		if (fflush(stdout) || ferror(stdout)) {
+			ret = errno ? -errno : -EIO;
+			uidgen_close(g);
+			return fail(ret, "writing IDs to standard output");
+		}
 	}
 	uidgen_close(g);
-	return fflush(stdout) ? fail(-errno, "stdout") : 0;
+	return 0;
+}
+
+/*
+ * How to read @s when the format is auto: 0x.. is hex; base32 only when
+ * the text cannot be decimal (a 13-digit decimal ID is decimal, not
+ * base32). uidgen_parse()'s own UIDGEN_FMT_AUTO goes by length alone.
+ */
+static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
+{
+	if (fmt != UIDGEN_FMT_AUTO)
+		return fmt;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return UIDGEN_FMT_HEX;
+	if (*s && strspn(s, "0123456789") == strlen(s))
+		return UIDGEN_FMT_DEC;
+	return strlen(s) == 13 ? UIDGEN_FMT_B32 : UIDGEN_FMT_DEC;
 }
 
 static int cmd_decode(const char *dev, char **argv, int argc,
@@ -162,7 +258,7 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			(unsigned long long)info.epoch_ms);
 	}
 	for (i = 0; i < argc; i++) {
-		ret = uidgen_parse(argv[i], fmt, &id);
+		ret = uidgen_parse(argv[i], auto_format(argv[i], fmt), &id);
 		if (!ret)
 			ret = uidgen_decode(&info, id, &p);
 		if (ret) {
@@ -217,34 +313,6 @@ static int cmd_info(const char *dev)
 	return 0;
 }
 
-static int cmd_set_node(const char *dev, char **argv, int argc)
-{
-	struct uidgen *g;
-	unsigned long node;
-	char *end;
-	int ret;
-
-	if (argc != 1) {
-		fprintf(stderr, "%s: set-node needs exactly one node ID\n", prog);
-		return 2;
-	}
-	errno = 0;
-	node = strtoul(argv[0], &end, 0);
-	if (errno || *end || end == argv[0] || node > UINT32_MAX ||
-	    argv[0][0] == '-') {
-		fprintf(stderr, "%s: %s: not a node ID\n", prog, argv[0]);
-		return 2;
-	}
-	ret = uidgen_open(&g, dev);
-	if (ret)
-		return fail_open(ret, dev);
-	ret = uidgen_set_node(g, node);
-	uidgen_close(g);
-	if (ret == -EBUSY)
-		fprintf(stderr, "%s: another node ID is already assigned\n", prog);
-	return ret ? fail(ret, "set-node") : 0;
-}
-
 #define SYSFS_PARAM	"/sys/module/uidgen/parameters/"
 #define SYSFS_DEV	"/sys/class/uidgen/uid/"
 #define DEBUGFS_SLOTS	"/sys/kernel/debug/uidgen/slots"
@@ -263,18 +331,264 @@ static int read_u64(const char *path, unsigned long long *v)
 	return ret;
 }
 
-static int write_str(const char *path, const char *s)
+/* Open the device for the node ioctls; fd or -errno (said on stderr). */
+static int node_dev_open(const char *dev)
 {
-	FILE *f = fopen(path, "we");
-	int ret = 0;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
 
-	if (!f)
+	if (fd < 0) {
+		fail_open(-errno, dev);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * UIDGEN_IOC_INFO at the 1.4 size. A 1.3 module fills only the first 48
+ * bytes and leaves @size alone: node_state then reads as what node_id
+ * says, and the 1.4 fields stay 0.
+ */
+static int node_info(int fd, struct uidgen_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (ioctl(fd, UIDGEN_IOC_INFO, info) < 0)
 		return -errno;
-	if (fputs(s, f) < 0)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
+	if (info->version < UIDGEN_V14)
+		info->node_state = info->node_id == UIDGEN_NODE_NONE ?
+			UIDGEN_NODE_STATE_NONE : UIDGEN_NODE_STATE_ACTIVE;
+	return 0;
+}
+
+/* UIDGEN_IOC_SET_NODE at the 1.4 size; 0 or -errno. */
+static int node_ioctl(int fd, uint32_t flags, uint32_t node,
+		      unsigned long long floor_ms, unsigned long long grant_ms)
+{
+	struct uidgen_node req = {
+		.size = sizeof(req),
+		.flags = flags,
+		.node_id = node,
+		.floor_ms = floor_ms,
+		.grant_ms = grant_ms,
+	};
+
+	return ioctl(fd, UIDGEN_IOC_SET_NODE, &req) < 0 ? -errno : 0;
+}
+
+/* Say what a failed SET_NODE means here, the errno first. */
+static int fail_node(int err, const char *what, uint32_t node)
+{
+	fail(err, what);
+	switch (-err) {
+	case EBUSY:
+		fprintf(stderr, "%s: another node ID is already active: revoke it first ('%s revoke-node')\n",
+			prog, prog);
+		break;
+	case ERANGE:
+		fprintf(stderr, "%s: node ID %u does not fit the module's node_bits (see '%s info')\n",
+			prog, node, prog);
+		break;
+	case E2BIG:
+	case EOPNOTSUPP:
+		fprintf(stderr, "%s: the loaded module predates node floors (uapi 1.4): upgrade it\n",
+			prog);
+		break;
+	case ESTALE:
+		fprintf(stderr, "%s: node ID %u is no longer the one in force\n", prog, node);
+		break;
+	}
+	return 1;
+}
+
+/* Unix time in ms from the wall clock. */
+static unsigned long long wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+static unsigned long long max_ull(unsigned long long a, unsigned long long b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * The state file: what the next load of this node ID must start above.
+ *   node_id=N     the node ID the floor belongs to
+ *   floor_ms=MS   Unix ms at or above the end of every tick issued under it
+ * Blank lines and # comments are allowed; anything else is an error.
+ */
+struct state {
+	unsigned long long node;	/* UIDGEN_NODE_NONE: no node_id= line */
+	unsigned long long floor_ms;
+};
+
+/* 0, or 1 after saying what is wrong; -ENOENT (quietly) if there is no file. */
+static int state_read(const char *file, struct state *st)
+{
+	char line[256];
+	int lineno = 0, found = 0, ret = 0;
+	FILE *f;
+
+	st->node = UIDGEN_NODE_NONE;
+	st->floor_ms = 0;
+	f = fopen(file, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		return fail(-errno, file);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *what = NULL;
+
+		lineno++;
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0] || line[0] == '#')
+			continue;
+		if (!strncmp(line, "floor_ms=", 9)) {
+			if (parse_dec(line + 9, INT64_MAX, &st->floor_ms))
+				what = "not a decimal number in floor_ms=MS";
+			found = 1;
+		} else if (!strncmp(line, "node_id=", 8)) {
+			if (parse_dec(line + 8, UIDGEN_NODE_NONE - 1, &st->node))
+				what = "not a decimal node ID in node_id=N";
+		} else {
+			what = "neither node_id=N nor floor_ms=MS";
+		}
+		if (what) {
+			fprintf(stderr, "%s: %s:%d: '%s': %s\n", prog, file,
+				lineno, line, what);
+			ret = 1;
+			break;
+		}
+	}
+	fclose(f);
+	if (!ret && !found) {
+		fprintf(stderr, "%s: %s: no floor_ms= line\n", prog, file);
+		ret = 1;
+	}
 	return ret;
+}
+
+/*
+ * Write @file as a whole or not at all, and durably: a new file beside it,
+ * fsync, rename over the old one, fsync the directory. Only when this
+ * returns 0 may the kernel be told to issue up to @floor_ms. 0 or -errno.
+ */
+static int state_write(const char *file, uint32_t node,
+		       unsigned long long floor_ms)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX], text[256];
+	int fd, len, ret = 0;
+	char *slash;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	len = snprintf(text, sizeof(text),
+		       "# uidgen state: no ID of this node ID ends after floor_ms\n"
+		       "node_id=%u\nfloor_ms=%llu\n", node, floor_ms);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != len)
+		ret = errno ? -errno : -EIO;
+	else if (fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, file))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	/* The rename is durable only once the directory is. */
+	snprintf(dir, sizeof(dir), "%s", file);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Where a node ID about to be assigned takes its floor from. */
+struct floor_src {
+	int is_new;			/* --new */
+	int has_floor;			/* --floor MS */
+	unsigned long long floor_ms;
+	const char *state;		/* --state FILE */
+};
+
+static int cmd_set_node(const char *dev, char **argv, int argc,
+			const struct floor_src *src)
+{
+	unsigned long long node, floor = 0;
+	uint32_t flags;
+	struct state st;
+	int fd, ret;
+
+	if (argc != 1) {
+		fprintf(stderr, "%s: set-node needs exactly one node ID\n", prog);
+		return 2;
+	}
+	/* Decimal only: a zero-padded 010 is node 10, never octal 8. */
+	if (parse_dec(argv[0], UIDGEN_NODE_NONE - 1, &node)) {
+		fprintf(stderr, "%s: '%s': not a decimal node ID (0 to the module's largest, see 'uidgen info')\n",
+			prog, argv[0]);
+		return 2;
+	}
+	if (!!src->is_new + !!src->has_floor + !!src->state != 1) {
+		fprintf(stderr,
+			"%s: set-node needs where node ID %llu's floor comes from, exactly one of:\n"
+			"  --state FILE  the state file 'uidgen state keep' or 'state save' wrote for it\n"
+			"  --floor MS    a Unix time in ms at or after the end of every ID it ever issued\n"
+			"  --new         it has never issued an ID (its first use, ever)\n"
+			"%s: without its floor, a node ID that issued before (another load, reboot or\n"
+			"machine) would issue the same IDs again if the clock is behind where it was\n",
+			prog, node, prog);
+		return 2;
+	}
+	flags = UIDGEN_NODE_FLOOR;
+	if (src->is_new) {
+		flags = UIDGEN_NODE_NEW;
+	} else if (src->has_floor) {
+		floor = src->floor_ms;
+	} else {
+		ret = state_read(src->state, &st);
+		if (ret == -ENOENT)
+			return fail(ret, src->state);
+		if (ret)
+			return ret;
+		if (st.node != UIDGEN_NODE_NONE && st.node != node) {
+			fprintf(stderr, "%s: %s holds the floor of node ID %llu, not %llu\n",
+				prog, src->state, st.node, node);
+			return 1;
+		}
+		floor = st.floor_ms;
+	}
+	fd = node_dev_open(dev);
+	if (fd < 0)
+		return 1;
+	ret = node_ioctl(fd, flags, node, floor, 0);
+	close(fd);
+	if (ret)
+		return fail_node(ret, "set-node", node);
+	if (src->is_new)
+		printf("node ID %llu active, new (no floor)\n", node);
+	else
+		printf("node ID %llu active, floor %llu ms\n", node, floor);
+	return 0;
 }
 
 static int cmd_revoke(const char *dev)
@@ -298,17 +612,35 @@ static void print_ms(const char *label, unsigned long long ms)
 	printf("%-15s %llu (%s)\n", label, ms, when);
 }
 
-static int cmd_stats(void)
+/* Print one sysfs value under @label if the file exists (1.4 files). */
+static void print_sysfs_line(const char *label, const char *name)
+{
+	char path[256], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), SYSFS_DEV "%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f))
+		printf("%-15s %s", label, line);
+	fclose(f);
+}
+
+static int cmd_stats(const char *dev)
 {
 	static const char *const times[] = {
 		"now_ms", "anchor_ms", "high_water_ms", "exhausts_at_ms",
 	};
 	static const char *const counters[] = { "issued", "waits", "behind" };
+	static const char *const states[] = { "none", "pending", "active" };
+	struct uidgen_info info;
 	unsigned long long v;
 	char path[256], line[256];
+	int fd, ret, have_info = 0;
+	struct timespec boot;
 	FILE *f;
 	size_t i;
-	int ret;
 
 	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
 		snprintf(path, sizeof(path), SYSFS_DEV "%s", times[i]);
@@ -317,18 +649,60 @@ static int cmd_stats(void)
 			return fail(ret, path);
 		print_ms(times[i], v);
 	}
-	ret = read_u64(SYSFS_PARAM "floor_ms", &v);
-	if (ret)
-		return fail(ret, SYSFS_PARAM "floor_ms");
-	if (v)
-		print_ms("floor_ms", v);
-	else
-		printf("%-15s 0 (none)\n", "floor_ms");
-	f = fopen(SYSFS_PARAM "node_id", "re");
-	if (f && fgets(line, sizeof(line), f))
-		printf("%-15s %s", "node_id", line);
-	if (f)
-		fclose(f);
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		have_info = !node_info(fd, &info) && info.version >= UIDGEN_V14;
+		close(fd);
+	}
+	if (have_info) {
+		printf("%-15s %s\n", "node_state",
+		       info.node_state < 3 ? states[info.node_state] : "?");
+		if (info.node_id != UIDGEN_NODE_NONE)
+			printf("%-15s %u\n", "node_id", info.node_id);
+		else
+			printf("%-15s none\n", "node_id");
+		if (info.floor_ms)
+			print_ms("floor_ms", info.floor_ms);
+		else
+			printf("%-15s 0 (none)\n", "floor_ms");
+		if (info.grant_ms) {
+			print_ms("grant_ms", info.grant_ms);
+			printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) raises it, after persisting it as the next start's floor\n",
+			       "grant mode");
+		} else {
+			printf("%-15s 0 (none)\n", "grant_ms");
+			printf("%-15s off: no grant limit; a crash or a reload without 'uidgen state save' loses what was issued since the floor was last saved\n",
+			       "grant mode");
+		}
+		printf("%-15s covers this machine's crashes, reboots and reloads with their state file; not a node ID given to another machine or a restored VM without that file\n",
+		       "");
+		if (info.deadline_ns) {
+			clock_gettime(CLOCK_BOOTTIME, &boot);
+			printf("%-15s %llu (CLOCK_BOOTTIME ns; in %.3f s)\n", "deadline_ns",
+			       (unsigned long long)info.deadline_ns,
+			       ((double)info.deadline_ns -
+				(boot.tv_sec * 1e9 + boot.tv_nsec)) / 1e9);
+		} else {
+			printf("%-15s 0 (none)\n", "deadline_ns");
+		}
+		printf("%-15s %llu\n", "token", (unsigned long long)info.token);
+		print_sysfs_line("grant_waits", "grant_waits");
+		print_sysfs_line("clock_offset_ms", "clock_offset_ms");
+	} else {
+		/* A 1.3 module: the floor and node ID from its parameters. */
+		ret = read_u64(SYSFS_PARAM "floor_ms", &v);
+		if (ret)
+			return fail(ret, SYSFS_PARAM "floor_ms");
+		if (v)
+			print_ms("floor_ms", v);
+		else
+			printf("%-15s 0 (none)\n", "floor_ms");
+		f = fopen(SYSFS_PARAM "node_id", "re");
+		if (f && fgets(line, sizeof(line), f))
+			printf("%-15s %s", "node_id", line);
+		if (f)
+			fclose(f);
+	}
 	if (!read_u64(SYSFS_PARAM "max_borrow_ticks", &v))
 		printf("%-15s %llu\n", "max_borrow_ticks", v);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
@@ -357,83 +731,344 @@ static int cmd_stats(void)
 	return 0;
 }
 
-static int cmd_state_save(const char *file, unsigned long long ahead_ms)
+/*
+ * The mark to persist and grant: @ahead_ms past the later of the wall
+ * clock and the ID clock (ahead of the wall clock after a floor from a
+ * clock that was ahead), never below what is already granted or floored.
+ */
+static unsigned long long grant_mark(const struct uidgen_info *info,
+				     unsigned long long ahead_ms)
 {
-	unsigned long long high, now, floor;
-	char tmp[4096], text[256];
-	FILE *f;
-	int ret;
+	unsigned long long now = wall_ms(), id_now = 0, high = 0;
 
-	ret = read_u64(SYSFS_DEV "high_water_ms", &high);
-	if (!ret)
-		ret = read_u64(SYSFS_DEV "now_ms", &now);
-	if (ret)
-		return fail(ret, "reading " SYSFS_DEV);
-	floor = (high > now ? high : now) + ahead_ms;
-	snprintf(text, sizeof(text),
-		 "# uidgen state: a floor above every ID issued so far\n"
-		 "floor_ms=%llu\n", floor);
-	/* Write a new file and rename it over the old: never a torn state. */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
-		return fail(-ENAMETOOLONG, file);
-	f = fopen(tmp, "we");
-	if (!f)
-		return fail(-errno, tmp);
-	if (fputs(text, f) < 0 || fflush(f) || fsync(fileno(f))) {
-		ret = -errno;
-		fclose(f);
-		unlink(tmp);
-		return fail(ret, tmp);
-	}
-	if (fclose(f))
-		return fail(-errno, tmp);
-	if (rename(tmp, file))
-		return fail(-errno, file);
-	printf("saved floor_ms=%llu to %s\n", floor, file);
-	return 0;
+	read_u64(SYSFS_DEV "now_ms", &id_now);
+	read_u64(SYSFS_DEV "high_water_ms", &high);
+	now = max_ull(max_ull(now, id_now), max_ull(high, info->high_water_ms));
+	now = max_ull(now, info->floor_ms) + ahead_ms;
+	return max_ull(now, info->grant_ms);
 }
 
-static int cmd_state_restore(const char *file)
+/* The file must be this node ID's (or new): never clobber another's floor. */
+static int state_owner_ok(const char *file, uint32_t node)
 {
-	unsigned long long floor = 0, cur;
-	char line[256], num[32];
-	int found = 0, ret;
-	FILE *f;
+	struct state st;
+	int ret = state_read(file, &st);
 
-	f = fopen(file, "re");
-	if (!f)
-		return fail(-errno, file);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "floor_ms=%llu", &floor) == 1)
-			found = 1;
-	fclose(f);
-	if (!found) {
-		fprintf(stderr, "%s: %s: no floor_ms= line\n", prog, file);
+	if (ret == -ENOENT)
 		return 1;
-	}
-	ret = read_u64(SYSFS_PARAM "floor_ms", &cur);
 	if (ret)
-		return fail(ret, SYSFS_PARAM "floor_ms");
-	if (floor <= cur) {
-		printf("floor_ms already %llu, at or above %llu from %s\n", cur,
-		       floor, file);
+		return 0;
+	if (st.node != UIDGEN_NODE_NONE && st.node != node) {
+		fprintf(stderr, "%s: %s holds the floor of node ID %llu, and node ID %u is active: move the file away (it is node ID %llu's history) or revoke this one\n",
+			prog, file, st.node, node, st.node);
 		return 0;
 	}
-	snprintf(num, sizeof(num), "%llu", floor);
-	ret = write_str(SYSFS_PARAM "floor_ms", num);
+	return 1;
+}
+
+/*
+ * state save: a clean stop. Fence first (revoke: when it returns no ID of
+ * the node leaves the kernel), then the exact high water is the floor, so a
+ * clean reload starts where this one stopped, not --ahead-ms later.
+ */
+static int cmd_state_save(const char *dev, const char *file)
+{
+	struct uidgen_info info;
+	unsigned long long floor;
+	uint32_t node;
+	int fd, ret;
+
+	fd = node_dev_open(dev);
+	if (fd < 0)
+		return 1;
+	ret = node_info(fd, &info);
+	if (ret) {
+		close(fd);
+		return fail(ret, "reading the node state");
+	}
+	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
+		close(fd);
+		printf("no node ID active: %s left as it is\n", file);
+		return 0;
+	}
+	node = info.node_id;
+	if (!state_owner_ok(file, node)) {
+		close(fd);
+		return 1;
+	}
+	ret = node_ioctl(fd, UIDGEN_NODE_REVOKE, UIDGEN_NODE_NONE, 0, 0);
+	if (!ret) {
+		floor = info.floor_ms;
+		ret = node_info(fd, &info);
+	}
+	close(fd);
 	if (ret)
-		return fail(ret, "setting " SYSFS_PARAM "floor_ms");
-	printf("floor_ms set to %llu (was %llu)\n", floor, cur);
+		return fail_node(ret, "revoking the node ID", node);
+	floor = max_ull(floor, info.high_water_ms);
+	if (info.version < UIDGEN_V14) {
+		unsigned long long high = 0;
+
+		read_u64(SYSFS_DEV "high_water_ms", &high);
+		floor = max_ull(floor, high);
+	}
+	ret = state_write(file, node, floor);
+	if (ret)
+		return fail(ret, file);
+	printf("node ID %u revoked; saved node_id=%u floor_ms=%llu to %s\n",
+	       node, node, floor, file);
 	return 0;
 }
 
-static int cmd_state(char **argv, int argc, unsigned long long ahead_ms)
+/*
+ * state restore: the node ID and its floor in one SET_NODE. The node may
+ * be pending (modprobe.d node_id=N); this completes it. With
+ * --ahead-ms MS (default 60000, 0 for none) a grant mark is persisted first
+ * and given in the same call, so nothing is issued that the file does not
+ * cover even before 'state keep' takes over.
+ */
+/*
+ * state restore with no state file yet: fine only for a node ID already
+ * active as new (set-node --new, node_new=1): start the file and the grant.
+ */
+static int restore_first(int fd, struct uidgen_info *info, const char *file,
+			 unsigned long long ahead_ms)
 {
-	if (argc == 2 && !strcmp(argv[0], "save"))
-		return cmd_state_save(argv[1], ahead_ms);
+	unsigned long long grant;
+	int ret;
+
+	if (info->node_state != UIDGEN_NODE_STATE_ACTIVE) {
+		close(fd);
+		fail(-ENOENT, file);
+		fprintf(stderr, "%s: no state yet: if this node ID has never issued an ID, start it once with '%s set-node N --new' (or node_new=1); if it has, bring its state file from where it ran\n",
+			prog, prog);
+		return 1;
+	}
+	if (!ahead_ms) {
+		close(fd);
+		printf("no %s yet; node ID %u is active\n", file, info->node_id);
+		return 0;
+	}
+	grant = grant_mark(info, ahead_ms);
+	ret = state_write(file, info->node_id, grant);
+	if (!ret)
+		ret = node_ioctl(fd, UIDGEN_NODE_RENEW, info->node_id, 0, grant);
+	close(fd);
+	if (ret)
+		return fail(ret, file);
+	printf("no %s yet; node ID %u is active: started it, grant %llu ms\n",
+	       file, info->node_id, grant);
+	return 0;
+}
+
+static int cmd_state_restore(const char *dev, const char *file,
+			     unsigned long long ahead_ms)
+{
+	struct uidgen_info info;
+	unsigned long long grant = 0;
+	struct state st;
+	uint32_t node;
+	int fd, ret, err;
+
+	ret = state_read(file, &st);
+	if (ret > 0)
+		return ret;
+	fd = node_dev_open(dev);
+	if (fd < 0)
+		return 1;
+	err = node_info(fd, &info);
+	if (err) {
+		close(fd);
+		return fail(err, "reading the node state");
+	}
+	if (ret == -ENOENT)
+		return restore_first(fd, &info, file, ahead_ms);
+	if (st.node == UIDGEN_NODE_NONE) {
+		/* An old file with a floor only: for the pending node. */
+		if (info.node_state == UIDGEN_NODE_STATE_NONE) {
+			close(fd);
+			fprintf(stderr, "%s: %s has no node_id= line and no node ID is pending: load the module with node_id=N\n",
+				prog, file);
+			return 1;
+		}
+		st.node = info.node_id;
+	} else if (info.node_state != UIDGEN_NODE_STATE_NONE &&
+		   info.node_id != st.node) {
+		close(fd);
+		fprintf(stderr, "%s: %s is node ID %llu's state, but node ID %u is %s\n",
+			prog, file, st.node, info.node_id,
+			info.node_state == UIDGEN_NODE_STATE_PENDING ? "pending" : "active");
+		return 1;
+	}
+	node = st.node;
+	/*
+	 * Active already, with the file's floor in force or granted by this
+	 * load (the file holds this load's last grant mark): nothing to
+	 * restore, and raising the floor to the mark would only jump ahead.
+	 */
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE &&
+	    (info.floor_ms >= st.floor_ms || info.grant_ms >= st.floor_ms)) {
+		close(fd);
+		printf("node ID %u already active, its floor or grant at or above %s's floor_ms=%llu: nothing to restore\n",
+		       node, file, st.floor_ms);
+		return 0;
+	}
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && info.floor_ms == 0 &&
+	    info.version >= UIDGEN_V14)
+		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (node_new=1 left in modprobe.d?): IDs issued before this restore may repeat older ones; remove node_new=1\n",
+			prog, node);
+	if (ahead_ms) {
+		info.floor_ms = max_ull(info.floor_ms, st.floor_ms);
+		grant = grant_mark(&info, ahead_ms);
+		ret = state_write(file, node, grant);
+		if (ret) {
+			close(fd);
+			return fail(ret, file);
+		}
+	}
+	ret = node_ioctl(fd, UIDGEN_NODE_FLOOR, node, st.floor_ms, grant);
+	close(fd);
+	if (ret)
+		return fail_node(ret, "state restore", node);
+	if (grant)
+		printf("node ID %u active, floor %llu ms, grant %llu ms\n", node,
+		       st.floor_ms, grant);
+	else
+		printf("node ID %u active, floor %llu ms, no grant limit\n", node,
+		       st.floor_ms);
+	return 0;
+}
+
+static volatile sig_atomic_t keep_stop;
+
+static void keep_on_signal(int sig)
+{
+	(void)sig;
+	keep_stop = 1;
+}
+
+/* Sleep @ms, or less if a stop signal comes. */
+static void keep_sleep(unsigned long long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+
+	while (!keep_stop && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * One round of 'state keep': persist the next grant mark, then (only then)
+ * raise the kernel's grant to it. Returns 0, or 1 on an error that ends
+ * the loop (the file belongs to another node ID).
+ */
+static int keep_round(const char *dev, const char *file,
+		      unsigned long long ahead_ms, int *said)
+{
+	struct uidgen_info info;
+	unsigned long long grant;
+	int fd, ret;
+
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (*said != 1)
+			fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, dev,
+				strerror(errno));
+		*said = 1;
+		return 0;
+	}
+	ret = node_info(fd, &info);
+	if (!ret && info.version < UIDGEN_V14)
+		ret = -EOPNOTSUPP;
+	if (ret) {
+		close(fd);
+		fail(ret, "reading the node state");
+		if (ret == -EOPNOTSUPP)
+			fprintf(stderr, "%s: the loaded module predates grants (uapi 1.4)\n", prog);
+		return 1;
+	}
+	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
+		close(fd);
+		if (*said != 2)
+			fprintf(stderr, "%s: no node ID active; waiting for one\n", prog);
+		*said = 2;
+		return 0;
+	}
+	if (!state_owner_ok(file, info.node_id)) {
+		close(fd);
+		return 1;
+	}
+	grant = grant_mark(&info, ahead_ms);
+	ret = state_write(file, info.node_id, grant);
+	if (ret) {
+		close(fd);
+		/* No renew: callers wait at the old grant rather than outrun the file. */
+		fprintf(stderr, "%s: persisting to %s: %s; grant left at %llu ms\n",
+			prog, file, strerror(-ret), (unsigned long long)info.grant_ms);
+		*said = 3;
+		return 0;
+	}
+	ret = node_ioctl(fd, UIDGEN_NODE_RENEW, info.node_id, 0, grant);
+	close(fd);
+	if (ret) {
+		fail_node(ret, "raising the grant", info.node_id);
+		*said = 3;
+		return 0;
+	}
+	if (*said != 4)
+		printf("node ID %u: grant mode on, persisted and granted up to %llu ms (%llu ms ahead) in %s\n",
+		       info.node_id, grant, ahead_ms, file);
+	fflush(stdout);
+	*said = 4;
+	return 0;
+}
+
+/*
+ * state keep: the persister, for a Type=simple unit. Every @every_ms it
+ * writes node_id and a grant mark @ahead_ms ahead to @file (temp file,
+ * fsync, rename, fsync of the directory), then raises the kernel's grant
+ * to that mark. A crash at any instant leaves a file whose floor is at or
+ * above every tick issued. SIGTERM or SIGINT end it cleanly between rounds.
+ */
+static int cmd_state_keep(const char *dev, const char *file,
+			  unsigned long long ahead_ms, unsigned long long every_ms)
+{
+	struct sigaction sa = { .sa_handler = keep_on_signal };
+	int said = 0;
+
+	if (!ahead_ms || every_ms >= ahead_ms) {
+		fprintf(stderr, "%s: state keep needs --every-ms (%llu) below --ahead-ms (%llu), so the grant is raised before it runs out\n",
+			prog, every_ms, ahead_ms);
+		return 2;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (!keep_stop) {
+		if (keep_round(dev, file, ahead_ms, &said))
+			return 1;
+		keep_sleep(every_ms);
+	}
+	printf("stopped; %s holds the last mark ('uidgen state save' records the exact floor)\n",
+	       file);
+	return 0;
+}
+
+static int cmd_state(const char *dev, char **argv, int argc,
+		     const struct keep_opts *o)
+{
+	if (argc == 2 && !strcmp(argv[0], "save")) {
+		if (o->ahead_set) {
+			fprintf(stderr, "%s: state save takes no --ahead-ms: it revokes the node ID and saves the exact floor; 'state keep' writes ahead\n",
+				prog);
+			return 2;
+		}
+		return cmd_state_save(dev, argv[1]);
+	}
 	if (argc == 2 && !strcmp(argv[0], "restore"))
-		return cmd_state_restore(argv[1]);
-	fprintf(stderr, "%s: usage: %s state save|restore FILE\n", prog, prog);
+		return cmd_state_restore(dev, argv[1], o->ahead_ms);
+	if (argc == 2 && !strcmp(argv[0], "keep"))
+		return cmd_state_keep(dev, argv[1], o->ahead_ms, o->every_ms);
+	fprintf(stderr, "%s: usage: %s state save|restore|keep FILE\n", prog, prog);
 	return 2;
 }
 
@@ -446,14 +1081,19 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "ahead-ms", required_argument, NULL, 'A' },
+		{ "every-ms", required_argument, NULL, 'E' },
+		{ "new", no_argument, NULL, 'N' },
+		{ "floor", required_argument, NULL, 'F' },
+		{ "state", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum uidgen_format fmt = UIDGEN_FMT_DEC;
 	const char *dev = UIDGEN_DEVICE;
 	const char *fmt_arg = NULL;
 	unsigned long count = 1;
-	unsigned long long ahead_ms = 60000;
-	char *end;
+	struct keep_opts ko = { .ahead_ms = 60000, .every_ms = 20000 };
+	struct floor_src src = { 0 };
+	unsigned long long v;
 	int c;
 
 	/* Options may come before or after the subcommand. */
@@ -463,23 +1103,36 @@ int main(int argc, char **argv)
 			dev = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			count = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-') {
-				fprintf(stderr, "%s: -n %s: not a count\n", prog, optarg);
+			if (parse_opt("-n", optarg, 1, ULONG_MAX, &v))
 				return 2;
-			}
+			count = v;
 			break;
 		case 'f':
 			fmt_arg = optarg;
 			break;
 		case 'A':
-			errno = 0;
-			ahead_ms = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-') {
-				fprintf(stderr, "%s: --ahead-ms %s: not a number\n", prog, optarg);
+			/* A day ahead is plenty; more would only wrap. */
+			if (parse_opt("--ahead-ms", optarg, 0, AHEAD_MS_MAX, &ko.ahead_ms))
+				return 2;
+			ko.ahead_set = 1;
+			break;
+		case 'E':
+			if (parse_opt("--every-ms", optarg, 1, AHEAD_MS_MAX, &ko.every_ms))
+				return 2;
+			break;
+		case 'N':
+			src.is_new = 1;
+			break;
+		case 'F':
+			if (parse_dec(optarg, INT64_MAX, &src.floor_ms)) {
+				fprintf(stderr, "%s: --floor '%s': not a Unix time in ms, in decimal\n",
+					prog, optarg);
 				return 2;
 			}
+			src.has_floor = 1;
+			break;
+		case 'S':
+			src.state = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -510,13 +1163,13 @@ int main(int argc, char **argv)
 	if (argc && !strcmp(argv[0], "info") && argc == 1)
 		return cmd_info(dev);
 	if (argc && !strcmp(argv[0], "set-node"))
-		return cmd_set_node(dev, argv + 1, argc - 1);
+		return cmd_set_node(dev, argv + 1, argc - 1, &src);
 	if (argc == 1 && !strcmp(argv[0], "revoke-node"))
 		return cmd_revoke(dev);
 	if (argc == 1 && !strcmp(argv[0], "stats"))
-		return cmd_stats();
+		return cmd_stats(dev);
 	if (argc && !strcmp(argv[0], "state"))
-		return cmd_state(argv + 1, argc - 1, ahead_ms);
+		return cmd_state(dev, argv + 1, argc - 1, &ko);
 	if (argc) {
 		fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
 		usage(stderr);

@@ -12,6 +12,8 @@
 # JOB runs as root in the guest with the repository as working directory;
 # $UIDGEN_KO (default module/uidgen.ko) says which build of the module to
 # load, for a kernel other than the one module/ was built for.
+# $VM_QEMU_ARGS (split on blanks) go to QEMU as they are, e.g.
+# "-rtc base=2026-11-30T09:00:00" for a guest whose clock is behind.
 #
 # Exit status: the job's own, or 124 on timeout, or 125 if the kernel log
 # shows a warning, oops or BUG (the log is in OUTDIR/dmesg.txt either way).
@@ -114,7 +116,7 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
-	< /dev/null 2>&1 | tee "$out/console.log" | sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || rc=$?
+	${VM_QEMU_ARGS:-} < /dev/null 2>&1 | tee "$out/console.log" | sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || rc=$?
 
 if [ ! -s "$out/rc" ]; then
 	echo "vm.sh: the guest did not finish (timeout ${timeout}s or crash): see $out/console.log" >&2

@@ -3,7 +3,7 @@
 # The uidgen CLI against the real device. Run as root in the repository
 # with the module loaded with node_id=$UIDGEN_NODE.
 . tests/shell/lib.sh
-U=userlib/uidgen
+U=${UIDGEN_CLI:-userlib/uidgen}
 node=${UIDGEN_NODE:?set UIDGEN_NODE}
 
 out=$($U -n 5)
@@ -64,13 +64,204 @@ err=$($U -d /nonexistent 2>&1); rc=$?
 is "missing device exits 1" "$rc" 1
 like "and names it" "$err" "/nonexistent: No such file or directory"
 
-is "set-node with the same node" "$($U set-node "$node" 2>&1; echo $?)" 0
-err=$($U set-node $((node ^ 1)) 2>&1); rc=$?
+D=/sys/class/uidgen/uid
+is "set-node with the same node and its floor" \
+	"$($U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1; echo $?)" 0
+err=$($U set-node $((node ^ 1)) --new 2>&1); rc=$?
 is "set-node with another node exits 1" "$rc" 1
-like "and says it is assigned" "$err" "already assigned"
-err=$(setpriv --reuid=65534 --regid=65534 --clear-groups $U set-node "$node" 2>&1); rc=$?
+like "and says one is active" "$err" "another node ID is already active"
+err=$(setpriv --reuid=65534 --regid=65534 --clear-groups $U set-node "$node" --new 2>&1); rc=$?
 is "set-node as nobody exits 1" "$rc" 1
 like "with EPERM" "$err" "Operation not permitted"
 is "nobody can read IDs" "$(setpriv --reuid=65534 --regid=65534 --clear-groups $U -n 3 | wc -l)" 3
+
+# --- Hostile input (issue 11) -------------------------------------------------
+# Node IDs are decimal: a leading 0 is not octal, 0x is not hex.
+for bad in 0x7 " 7" +7 7x "" 4294967296 4294967295; do
+	err=$($U set-node "$bad" 2>&1); rc=$?
+	is "set-node '$bad' exits 2" "$rc" 2
+	like "set-node '$bad' says the node ID must be decimal" "$err" "': not a decimal node ID"
+done
+$U revoke-node
+$U set-node 010 --new > /dev/null 2>&1
+like "set-node 010 assigns node 10, not 8 (octal)" "$($U info)" "^node_id: +10\$"
+$U revoke-node
+$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
+like "and the suite's node is back" "$($U info)" "^node_id: +$node\$"
+
+# decode: a text of digits is decimal, whatever its length; base32 only
+# when it cannot be decimal. Every length 1..19, against the arithmetic
+# of the default layout (41/5/5/12, 1 ms tick) and in all three spellings.
+b32() {	# b32 ID: 13 Crockford base32 digits
+	_s=""; _k=12
+	while [ $_k -ge 0 ]; do
+		_d=$(( ($1 >> (5 * _k)) & 31 ))
+		_s=$_s$(printf '%s' 0123456789ABCDEFGHJKMNPQRSTVWXYZ | cut -c$((_d + 1)))
+		_k=$((_k - 1))
+	done
+	echo "$_s"
+}
+digits=9223372036854775807
+L=1
+while [ $L -le 19 ]; do
+	id=$(printf '%s' $digits | cut -c1-$L)
+	ms=$(( (id >> 22) + 1767225600000 ))
+	want="time=$(date -u -d @$((ms / 1000)) +%Y-%m-%dT%H:%M:%S).$(printf %03d $((ms % 1000)))Z node=$(( (id >> 17) & 31 )) slot=$(( (id >> 12) & 31 )) seq=$((id & 4095))"
+	got=$($U -d /nonexistent decode "$id" 2>/dev/null | cut -d' ' -f2-)
+	is "decode a $L-digit decimal ID" "$got" "$want"
+	got=$($U -d /nonexistent decode "$(printf 0x%016x "$id")" 2>/dev/null | cut -d' ' -f2-)
+	is "its hex spelling decodes alike ($L digits)" "$got" "$want"
+	# A base32 text of digits only reads as decimal unless -f b32 says so.
+	got=$($U -d /nonexistent decode -f b32 "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-)
+	is "its b32 spelling decodes alike with -f b32 ($L digits)" "$got" "$want"
+	case $(b32 "$id") in
+	*[A-Z]*) is "and with auto ($L digits)" \
+		"$($U -d /nonexistent decode "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-)" "$want" ;;
+	esac
+	L=$((L + 1))
+done
+is "decode -f b32 still reads 13 digits as base32" \
+	"$($U -d /nonexistent decode -f b32 0000000000001 2>/dev/null | cut -d' ' -f2-)" \
+	"time=2026-01-01T00:00:00.000Z node=0 slot=0 seq=1"
+
+# -n: a count of at least 1, in decimal; nothing else.
+for bad in " -1" -1 0 +5 " 5" 5x 18446744073709551616; do
+	err=$(timeout 20 $U -n "$bad" 2>&1 > /dev/null); rc=$?
+	is "-n '$bad' exits 2" "$rc" 2
+	like "-n '$bad' says why" "$err" "-n '.*': (not a count in decimal|must be at least 1|too large)"
+done
+
+# A failed write stops minting within a chunk: count what the kernel issued.
+issued() { cat /sys/class/uidgen/uid/issued; }
+before=$(issued)
+err=$($U -n 3000000 2>&1 > /dev/full); rc=$?
+minted=$(( $(issued) - before ))
+echo "# -n 3000000 > /dev/full minted $minted IDs"
+is "-n 3000000 > /dev/full exits 1" "$rc" 1
+like "and says why" "$err" "No space left on device"
+ok "and stops after the first chunk ($minted IDs minted)" [ "$minted" -le 2048 ]
+before=$(issued)
+first=$( (trap '' PIPE; $U -n 3000000 2> /tmp/cli-pipe.err; echo $? > /tmp/cli-pipe.rc) | head -n 1)
+minted=$(( $(issued) - before ))
+echo "# -n 3000000 | head -1, SIGPIPE ignored, minted $minted IDs"
+like "| head -1 gets an ID" "$first" '^[0-9]+$'
+is "with SIGPIPE ignored the writer exits 1" "$(cat /tmp/cli-pipe.rc)" 1
+like "and says why" "$(cat /tmp/cli-pipe.err)" "Broken pipe"
+# The pipe's 64 KiB take about 3 chunks of 1024 IDs before head exits.
+ok "and stops within a few chunks ($minted IDs minted)" [ "$minted" -le 8192 ]
+
+# state: checked numbers.
+err=$($U state save /tmp/cli.state --ahead-ms 18446744073709551615 2>&1); rc=$?
+is "state save --ahead-ms 2^64-1 exits 2" "$rc" 2
+like "and says why" "$err" "--ahead-ms '18446744073709551615': "
+printf 'floor_ms=-1\n' > /tmp/cli.state
+err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+is "state restore of floor_ms=-1 exits 1" "$rc" 1
+like "and names the line" "$err" "/tmp/cli.state:1: 'floor_ms=-1': not a decimal number"
+
+# --- The node ID's life (issue 10): floors, grants, the persister -------------
+P=/sys/module/uidgen/parameters
+st=/tmp/cli-node.state
+rm -f $st $st.tmp
+err=$($U set-node "$node" 2>&1); rc=$?
+is "set-node without a floor source exits 2" "$rc" 2
+like "and says why" "$err" "needs where node ID $node's floor comes from"
+like "and what to give" "$err" "--state FILE"
+is "set-node --new --floor: one source only" "$($U set-node "$node" --new --floor 1 > /dev/null 2>&1; echo $?)" 2
+stats=$($U stats)
+like "stats: node active" "$stats" "^node_state +active\$"
+like "stats: grant mode off" "$stats" "^grant mode +off: no grant limit"
+like "stats: the clock offset" "$stats" "^clock_offset_ms +-?[0-9]+\$"
+like "stats: grant_waits" "$stats" "^grant_waits +[0-9]+\$"
+
+# A clean stop: the fence first, then the exact high water.
+$U -n 1000 > /dev/null
+out=$($U state save $st); rc=$?
+is "state save exits 0" "$rc" 0
+like "state save revokes the node ID" "$($U info)" "^node_id: +unassigned"
+is "and saves the exact high water as the floor" "$(sed -n 's/^floor_ms=//p' $st)" "$(cat $D/high_water_ms)"
+is "with the node ID" "$(sed -n 's/^node_id=//p' $st)" "$node"
+floor=$(sed -n 's/^floor_ms=//p' $st)
+like "save says so" "$out" "^node ID $node revoked; saved node_id=$node floor_ms=$floor to $st\$"
+is "save with no node active leaves the file" "$($U state save $st; sed -n 's/^floor_ms=//p' $st)" \
+	"no node ID active: $st left as it is
+$floor"
+
+# Pending (as after modprobe.d node_id=N): nothing is issued.
+echo "$node" > $P/node_id
+err=$($U 2>&1); rc=$?
+is "a pending node ID issues nothing" "$rc" 1
+like "the read fails with ENODATA" "$err" "No data available"
+like "and the CLI says what to run" "$err" "pending, its floor unknown: as root, run 'uidgen state restore FILE'"
+like "stats: node pending" "$($U stats)" "^node_state +pending\$"
+printf 'node_id=%s\nfloor_ms=%s\n' $((node ^ 1)) "$floor" > /tmp/cli-other.state
+err=$($U state restore /tmp/cli-other.state 2>&1); rc=$?
+is "restore of another node ID's file exits 1" "$rc" 1
+like "and says whose it is" "$err" "is node ID $((node ^ 1))'s state, but node ID $node is pending"
+
+# Restore: persist a grant mark ahead, then node + floor + grant at once.
+out=$($U state restore $st --ahead-ms 3000); rc=$?
+is "state restore completes the pending node" "$rc" 0
+grant=$(sed -n 's/^floor_ms=//p' $st)
+like "with the file's floor and a grant" "$out" "^node ID $node active, floor $floor ms, grant $grant ms\$"
+ok "the grant was persisted as the next floor first ($grant > $floor)" [ "$grant" -gt "$floor" ]
+stats=$($U stats)
+like "stats: the floor" "$stats" "^floor_ms +$floor \\("
+# The kernel shows the end of the tick the grant is in (1 ms ticks here).
+like "stats: the grant" "$stats" "^grant_ms +$((grant + 1)) \\("
+like "stats: grant mode on" "$stats" "^grant mode +on: no tick after grant_ms"
+id=$($U)
+ok "IDs start above the floor" [ $(( (id >> 22) + 1767225600000 )) -gt "$floor" ]
+
+# No persister: at the grant, callers wait (never issue past it).
+w0=$(cat $D/grant_waits)
+sleep 3.2
+timeout 2 $U > /dev/null 2>&1; rc=$?
+is "at the grant with no persister, a reader waits" "$rc" 124
+ok "grant_waits counts it" [ "$(cat $D/grant_waits)" -gt "$w0" ]
+
+# The persister: persist, then raise the grant; a waiting reader goes on.
+$U state keep $st --ahead-ms 3000 --every-ms 500 > /tmp/cli-keep.log 2>&1 &
+keep=$!
+is "with 'state keep' running, reads go on" "$(timeout 10 $U -n 3 | wc -l)" 3
+bad=0; i=0
+while [ $i -lt 20 ]; do
+	g=$($U stats | sed -n 's/^grant_ms *\([0-9]*\).*/\1/p')
+	f=$(sed -n 's/^floor_ms=//p' $st)
+	[ "$g" -le $((f + 1)) ] || bad=$((bad + 1))
+	sleep 0.1; i=$((i + 1))
+done
+is "the kernel's grant never passes the persisted floor (20 looks)" "$bad" 0
+ok "the grant moves on with the clock" [ "$(sed -n 's/^floor_ms=//p' $st)" -gt "$grant" ]
+kill -TERM $keep; wait $keep; rc=$?
+is "state keep exits 0 on SIGTERM" "$rc" 0
+like "and says so" "$(cat /tmp/cli-keep.log)" "^stopped; "
+like "it said grant mode is on" "$(cat /tmp/cli-keep.log)" "^node ID $node: grant mode on"
+
+# A persister that cannot persist never raises the grant.
+g0=$($U stats | sed -n 's/^grant_ms *\([0-9]*\).*/\1/p')
+$U state keep /proc/cli.state --ahead-ms 3000 --every-ms 500 > /tmp/cli-keep2.log 2>&1 &
+keep=$!
+sleep 1.5
+kill -TERM $keep; wait $keep
+like "keep says the persist failed" "$(cat /tmp/cli-keep2.log)" "persisting to /proc/cli.state: .*; grant left at $g0 ms"
+is "and the kernel's grant is where it was" "$($U stats | sed -n 's/^grant_ms *\([0-9]*\).*/\1/p')" "$g0"
+
+# set-node --state: the floor from the file, in one call.
+$U state save $st > /dev/null
+floor=$(sed -n 's/^floor_ms=//p' $st)
+like "set-node --state FILE" "$($U set-node "$node" --state $st)" "^node ID $node active, floor $floor ms\$"
+like "stats: no grant (grant mode off) after a revoke and a new assign" "$($U stats)" "^grant_ms +0 \\(none\\)"
+err=$($U set-node $((node ^ 1)) --state $st 2>&1); rc=$?
+is "set-node --state with another node's file exits 1" "$rc" 1
+like "and says whose" "$err" "holds the floor of node ID $node, not $((node ^ 1))"
+rm -f $st
+$U revoke-node
+err=$($U state restore $st 2>&1); rc=$?
+is "restore with no file and no node exits 1" "$rc" 1
+like "and says what a first start needs" "$err" "set-node N --new"
+$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null
+like "restore with no file, node active: starts the file" "$($U state restore $st --ahead-ms 0)" \
+	"^no $st yet; node ID $node is active\$"
 
 done_testing

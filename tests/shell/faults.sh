@@ -40,13 +40,13 @@ insmod $KO node_id=3
 is "node_id=3 alone is pending" "$(cat $D/node_state)" pending
 $U > /dev/null 2>&1
 is "and issues nothing" "$?" 1
-like "state restore" "$($U state restore $state)" "^floor_ms set to $floor \(was 0\)$"
+like "state restore" "$($U state restore $state)" "^node ID 3 active, floor $floor ms, grant [0-9]+ ms$"
 is "the floor is in sysfs" "$(cat $P/floor_ms)" "$floor"
 ids2=$($U -n 2000)
 ok "with the floor, every new ID is above every old one" \
 	[ "$(echo "$ids2" | min)" -gt "$max1" ]
 is "4000 IDs, all distinct" "$(printf '%s\n%s\n' "$ids1" "$ids2" | sort -u | wc -l)" 4000
-like "restore again: nothing to do" "$($U state restore $state)" "^floor_ms already $floor"
+like "restore again: nothing to do" "$($U state restore $state)" "^node ID 3 already active, .*: nothing to restore$"
 stats=$($U stats)
 like "stats shows the floor" "$stats" "^floor_ms +$floor \("
 like "stats shows the counters" "$stats" "^issued +[0-9]+"

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A node ID's whole life, end to end, the packaged way: make install into
+# a scratch root, then VMs that load the module with modprobe and the
+# options in modprobe.d and run the systemd units' own commands
+# (tests/qemu/guest-nodelife.sh). One machine, A, boots three times with
+# the same /mnt (its state file); a second, B, gets node ID 7 moved to it:
+#
+#   A1  first start ever (set-node 7 --new), then an upgrade reload
+#       (units stop, rmmod, modprobe, units start); clean stop
+#   A2  reboot with the wall clock behind: QEMU's -rtc base boots it 25 s
+#       behind, the job waits until its clock is 2 s into A1's first load,
+#       and loads there; then a crash (power off, nothing saved)
+#   A3  start after the crash, the clock behind again (where A2's load
+#       began); clean stop
+#   B1  node ID 7 moved to machine B, whose clock is behind A's (1 s into
+#       A3's load), its state file carried over; clean stop
+#
+# Every load reads with two applications that start before the module
+# loads and borrow up to max_borrow_ticks (1 s) ahead of the clock. The
+# IDs of every load and machine are checked together: no repeats.
+#
+#   tests/nodelife.sh [-k KVER] [-o OUTDIR] [-b GITREV]
+# -b runs the same path on an older tree (its module, CLI and units), to
+# show what it repeats; its checks then report those repeats as failures.
+# Prints TAP and a "# Totals:" line; exit status 1 on any failure.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+. tests/lib/host-suite.sh
+base=
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-b) base=$2; shift 2 ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+host_opts 6.1 "${args[@]}" || exit
+host_out nodelife
+out=$(realpath "$out")
+export NL_IDS=${NL_IDS:-60000}
+
+echo "TAP version 13"
+tree=$repo
+if [ -n "$base" ]; then
+	tree=$out/tree
+	mkdir -p "$tree"
+	git archive "$base" | tar -x -C "$tree"
+fi
+check "make install DESTDIR ($([ -n "$base" ] && echo "$base" || echo "this tree"))" \
+	'make -s -C "$tree" install DESTDIR="$out/root" PREFIX=/usr/local KVER="$kver" \
+		KDIR="/usr/src/linux-headers-$kver"'
+
+# boot MACHINE TAG RTC_BASE STEPS...: one boot of MACHINE's VM (its /mnt
+# is $out/MACHINE, kept across its boots); RTC_BASE empty for the right
+# time. Its console goes to $out/TAG.log.
+boot() {
+	local m=$1 tag=$2 rtc=$3
+	shift 3
+	mkdir -p "$out/$m"
+	t_start=$(date +%s)
+	VM_QEMU_ARGS=${rtc:+-rtc base=$rtc} \
+		tests/qemu/vm.sh -k "$kver" -o "$out/$m" tests/qemu/guest-nodelife.sh \
+		"$out/root" "$tag" "$@" > "$out/$tag.log" 2>&1
+	echo $? > "$out/$tag.rc"
+}
+res() { sed -n "s/^RESULT $2 //p" "$out/$1.log" | tr -d '\r'; }
+# first_ms FILE: the Unix ms of the first tick of the IDs in FILE.a/.b (the
+# layout of guest-nodelife.sh: 12 bits below the timestamp, 1 ms ticks).
+first_ms() {
+	local id
+	id=$(cat "$1".a "$1".b 2>/dev/null | sort -n | head -n 1)
+	echo $(( (${id:-0} >> 12) + 1767225600000 ))
+}
+# behind MS: the boot's RTC (-rtc base) 25 s before MS, the guest then
+# waits until its clock reads MS (at=MS) and loads there: a clock behind
+# where the earlier load was, by exactly as much as the scenario wants.
+behind() { date -u -d "@$(($1 / 1000 - 25))" +%Y-%m-%dT%H:%M:%S; }
+
+boot A A1 "" first reload down
+# A reboot whose clock is 2 s into A1's first load.
+t=$(( $(first_ms "$out/A/ids-A1-1") + 2000 ))
+boot A A2 "$(behind $t)" at=$t up crash
+# After the crash, the clock where A2's load began.
+t=$(first_ms "$out/A/ids-A2-1")
+boot A A3 "$(behind $t)" at=$t up down
+# Node ID 7 moved to B, whose clock is 1 s into A3's load.
+mkdir -p "$out/B/state"
+cp "$out/A/state/uidgen.state" "$out/B/state/" 2>/dev/null
+t=$(( $(first_ms "$out/A/ids-A3-1") + 1000 ))
+boot B B1 "$(behind $t)" at=$t up down
+
+for t in A1 A2 A3 B1; do
+	check "$t: the VM finished, its kernel log clean" '[ "$(cat "$out/$t.rc")" = 0 ]'
+done
+[ -n "$base" ] || check "A1: modprobe.d node_id=7 leaves the node pending" \
+	'[ "$(res A1 node_state_at_load | head -n 1)" = pending ]'
+[ -n "$base" ] || check "A2: after a reboot too, until the state file's floor arrives" \
+	'[ "$(res A2 node_state_at_load)" = pending ]'
+# last_ms FILE: the Unix ms of the last tick in FILE.a/.b.
+last_ms() {
+	local id
+	id=$(cat "$1".a "$1".b 2>/dev/null | sort -n | tail -n 1)
+	echo $(( (${id:-0} >> 12) + 1767225600000 ))
+}
+for x in "A2 A/ids-A1-2" "A3 A/ids-A2-1" "B1 A/ids-A3-1"; do
+	vm=${x% *}
+	prev=${x#* }
+	check "$vm booted with its RTC behind (it waited $(( -$(res "$vm" at_late_ms) )) ms for its load time)" \
+		'[ "$(res "$vm" at_late_ms)" -le 0 ]'
+	check "$vm loaded with the clock behind the last ID before it" \
+		'[ $(( $(res "$vm" load_wall_s) * 1000 )) -lt "$(last_ms "$out/$prev")" ]'
+done
+
+# All IDs together, load by load: each load's repeats of any earlier load's
+# IDs (or of its own).
+all=$out/all.sorted
+: > "$all"
+total=0
+for f in A/ids-A1-1 A/ids-A1-2 A/ids-A2-1 A/ids-A3-1 B/ids-B1-1; do
+	name=${f#*/ids-}
+	cat "$out/$f".a "$out/$f".b 2>/dev/null | sort > "$out/$name.sorted"
+	cnt=$(wc -l < "$out/$name.sorted")
+	sort -u "$out/$name.sorted" > "$out/$name.uniq"
+	own=$(( cnt - $(wc -l < "$out/$name.uniq") ))
+	cross=$(comm -12 "$out/$name.uniq" "$all" | wc -l)
+	sort -m -u "$all" "$out/$name.uniq" -o "$all"
+	total=$((total + cnt))
+	tag=${name%-*}
+	ahead=$(res "$tag" ahead_ms | sed -n "s/^$name //p")
+	echo "# $name: $cnt IDs, $((own + cross)) repeats, slots up to ${ahead:-?} ms ahead of the clock"
+	case $name in
+	A1-1) what="first start" ;;
+	A1-2) what="upgrade reload" ;;
+	A2-1) what="reboot with the clock behind" ;;
+	A3-1) what="start after a crash, clock behind" ;;
+	B1-1) what="node ID moved to a machine whose clock is behind" ;;
+	esac
+	check "$name ($what): $NL_IDS IDs" '[ "$cnt" -eq "$NL_IDS" ]'
+	check "$name: borrowing reached the ceiling (${ahead:-?} ms ahead, max_borrow_ticks=1000)" \
+		'[ "${ahead:-0}" -ge 800 ]'
+	check "$name: no repeats ($((own + cross)) of $cnt)" '[ $((own + cross)) -eq 0 ]'
+done
+check "all $total IDs distinct" '[ "$(wc -l < "$all")" -eq "$total" ]'
+if [ "$fail" -ne 0 ]; then
+	for t in A1 A2 A3 B1; do
+		echo "# --- $t (last 20 lines)"
+		tail -n 20 "$out/$t.log" | tr -d '\r' | sed 's/^/# /'
+	done
+fi
+tap_end

@@ -1,0 +1,200 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# One boot of one machine in tests/nodelife.sh: the packaged path, run the
+# way systemd would run it. Runs as root in the test VM, with:
+#   $1  DEST   a 'make install DESTDIR' root: the module, the CLI and the
+#              systemd units under test (today's or an older tree's)
+#   $2  TAG    names this boot's ID files: /mnt/ids-TAG-N
+#   $3...      steps, in order:
+#     up        an application starts reading IDs first (two readers,
+#               retrying while the device is missing, pending or
+#               unassigned); the module is loaded with modprobe and the
+#               options in /run/modprobe.d/uidgen.conf; the units start;
+#               the readers mint until each has $NL_IDS/2 IDs, borrowing
+#               up to max_borrow_ticks ahead of the clock (the layout has
+#               4 IDs a tick per slot, so they reach the ceiling)
+#     first     as up, for the very first start of the node ID ever: the
+#               administrator's one-off 'uidgen set-node 7 --new' (when
+#               the CLI has it) before the units start
+#     reload    an upgrade reload under load: the readers start on the old
+#               load, then the units stop, rmmod (retried while a reader
+#               holds the device), then as up
+#     at=MS     wait until this machine's wall clock reads MS (Unix ms):
+#               the VM boots with its RTC well behind (QEMU -rtc base),
+#               this puts the next load exactly where the test wants it
+#     down      a clean stop: the units stop (uidgen-state saves)
+#     crash     power off now, saving nothing
+# /mnt persists across the boots of one machine; the state file lives there.
+set -u
+DEST=$1
+TAG=$2
+shift 2
+N=${NL_IDS:-60000}
+CLI=$DEST/usr/local/bin/uidgen
+UNITS=$DEST/usr/local/lib/systemd/system
+export PATH="$DEST/usr/local/bin:$PATH"
+STATE=/mnt/state/uidgen.state
+load=0
+
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# The guest's / is this machine's, read-only: modprobe.d options go to
+# /run/modprobe.d (read by modprobe like /etc/modprobe.d), the units'
+# settings to a fresh /etc/default.
+mkdir -p /run/modprobe.d /mnt/state
+cat > /run/modprobe.d/uidgen.conf <<EOF
+options uidgen node_id=7 ts_bits=51 seq_bits=2 max_borrow_ticks=1000
+EOF
+mount -t tmpfs tmpfs /etc/default
+cat > /etc/default/uidgen <<EOF
+UIDGEN_STATE=$STATE
+EOF
+
+# unit_key UNIT KEY: the unit file's KEY= values, one a line.
+unit_key() { sed -n "s/^$2=//p" "$UNITS/$1" 2>/dev/null; }
+
+# unit_env UNIT: its Environment= and EnvironmentFile= settings, exported.
+unit_env() {
+	for e in $(unit_key "$1" Environment); do export "${e?}"; done
+	f=$(unit_key "$1" EnvironmentFile)
+	f=${f#-}
+	if [ -n "$f" ] && [ -r "$f" ]; then
+		set -a
+		. "$f"
+		set +a
+	fi
+}
+
+# unit_run UNIT KEY [&]: run its ExecStart/ExecStop lines, with the
+# installed CLI and its ${VARS}; a leading - ignores failure, as systemd
+# does. With a third argument, in the background (Type=simple); the PID
+# goes to /tmp/UNIT.pid.
+unit_run() {
+	unit_key "$1" "$2" | while read -r line; do
+		ign=
+		case $line in -*) ign=1; line=${line#-} ;; esac
+		# Their state directory is this machine's /mnt/state (an older
+		# tree's units name /var/lib/uidgen/state, read-only here).
+		line=$(echo "$line" | sed -e "s|/usr/local/bin/uidgen|$CLI|" \
+			-e "s|/var/lib/uidgen/state|$STATE|")
+		echo "# $1 $2: $line"
+		if [ $# -eq 3 ]; then
+			( unit_env "$1"; eval "exec $line" ) > "/mnt/$TAG-$1.log" 2>&1 &
+			echo $! > "/tmp/$1.pid"
+		else
+			( unit_env "$1"; eval "$line" ) || [ -n "$ign" ] ||
+				echo "RESULT unitfail $1 $2"
+		fi
+	done
+}
+
+units_start() {
+	unit_run uidgen-state.service ExecStart
+	[ -e "$UNITS/uidgen-persist.service" ] &&
+		unit_run uidgen-persist.service ExecStart bg
+	# Today's main: a timer saves 60 s ahead every 30 s.
+	if [ -e "$UNITS/uidgen-state-save.timer" ]; then
+		( while sleep 30; do unit_run uidgen-state-save.service ExecStart; done ) &
+		echo $! > /tmp/timer.pid
+	fi
+}
+
+units_stop() {
+	for p in /tmp/uidgen-persist.service.pid /tmp/timer.pid; do
+		[ -e $p ] || continue
+		pid=$(cat $p)
+		kill -TERM "$pid" 2>/dev/null
+		# Not this shell's child: wait the way systemd does, by watching.
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+		rm -f $p
+	done
+	unit_run uidgen-state.service ExecStop
+}
+
+# reader FILE COUNT: an application that wants COUNT IDs, from the moment
+# the device exists, retrying what fails.
+reader() {
+	: > "$1"
+	fails=0
+	t0=$(cut -d. -f1 /proc/uptime)
+	while [ "$(wc -l < "$1")" -lt "$2" ]; do
+		# Never a hang: give up after 3 minutes.
+		[ $(( $(cut -d. -f1 /proc/uptime) - t0 )) -lt 180 ] || break
+		left=$(( $2 - $(wc -l < "$1") ))
+		[ $left -le 4096 ] || left=4096
+		if [ -e /dev/uid ] && "$CLI" -n $left >> "$1" 2>> "$1.err"; then
+			:
+		else
+			fails=$((fails + 1))
+			sleep 0.02
+		fi
+	done
+	echo "$fails" > "$1.fails"
+}
+
+up() {
+	load=$((load + 1))
+	f=/tmp/ids-$TAG-$load
+	reader "$f.a" $((N / 2)) &
+	r1=$!
+	reader "$f.b" $((N / 2)) &
+	r2=$!
+	if [ "${1:-}" = reload ]; then
+		sleep 0.5
+		units_stop
+		i=0
+		until rmmod uidgen 2>/dev/null || [ $i -ge 500 ]; do
+			sleep 0.01; i=$((i + 1))
+		done
+		[ -e /sys/module/uidgen ] && echo "RESULT rmmod failed"
+	fi
+	echo "RESULT load_wall_s $(date +%s)"
+	modprobe -d "$DEST" uidgen || echo "RESULT modprobe failed"
+	echo "RESULT node_state_at_load $(cat /sys/class/uidgen/uid/node_state 2>/dev/null ||
+		cat /sys/module/uidgen/parameters/node_id)"
+	if [ "${1:-}" = first ] && "$CLI" --help | grep -q -- --new; then
+		"$CLI" set-node 7 --new
+	fi
+	units_start
+	# The ceiling: how far ahead of the clock the slots ran.
+	peak=0
+	while kill -0 $r1 2>/dev/null || kill -0 $r2 2>/dev/null; do
+		a=$(( $(cat /sys/class/uidgen/uid/high_water_ms) - $(cat /sys/class/uidgen/uid/now_ms) ))
+		[ $a -gt $peak ] && peak=$a
+		sleep 0.1
+	done
+	wait $r1 $r2
+	echo "RESULT ahead_ms $TAG-$load $peak"
+	echo "RESULT ids $TAG-$load $(cat "$f".a "$f".b | wc -l) failed_reads $(( $(cat "$f".a.fails) + $(cat "$f".b.fails) ))"
+	cp "$f".a "$f".b /mnt/
+	"$CLI" stats | sed "s/^/RESULT stats $TAG-$load /"
+	cat /mnt/state/uidgen.state 2>/dev/null | sed "s/^/RESULT state $TAG-$load /"
+	sync
+}
+
+for step in "$@"; do
+	echo "== nodelife $TAG: $step"
+	case $step in
+	first) up first ;;
+	up) up ;;
+	reload) up reload ;;
+	at=*)
+		ms=${step#at=}
+		now=$(date +%s%3N)
+		echo "RESULT at_late_ms $((now - ms))"
+		[ "$now" -ge "$ms" ] || sleep "$(echo "$ms $now" | awk '{ printf "%.3f", ($1 - $2) / 1000 }')"
+		;;
+	down) units_stop ;;
+	crash)
+		# What the VM's init does at the end, then power off at once:
+		# the units never stop, nothing is saved.
+		sync
+		echo 0 > /mnt/rc
+		dmesg > /mnt/dmesg.txt
+		sync
+		echo o > /proc/sysrq-trigger
+		sleep 30
+		;;
+	esac
+done
+dmesg | grep uidgen | sed 's/^/RESULT dmesg /'
+exit 0
