@@ -58,7 +58,7 @@ selftests:
 	$(MAKE) -C selftests
 
 tests: userlib selftests clients
-	$(MAKE) -C userlib tests/unit tests/unit-asan tests/uuid
+	$(MAKE) -C userlib tests/unit tests/unit-asan tests/unit-tsan tests/uuid
 
 # The clients the VM suites test: the PostgreSQL extension (PGXS), the Go
 # binding's test binary (built here, run in the guest), and tests/lib/idref

@@ -4,8 +4,8 @@
  * fence page mmap() maps.
  *
  * Minting happens here, in short sections that cannot sleep or fault: an
- * RCU read-side critical section (which the node's revoke waits out, see
- * node.c) with page faults disabled. IDs are stored straight into the
+ * RCU-sched read-side critical section (preemption off, which the node's
+ * revoke waits out, see node.c) with page faults disabled. IDs are stored straight into the
  * caller's buffer; if the buffer is not resident, the store stops, the
  * section ends, the buffer is faulted in outside it and the call goes on
  * with fresh IDs. IDs minted for a store that faulted are never handed
@@ -59,20 +59,18 @@ static int uidgen_wait_tick(u64 tick)
 }
 
 /*
- * Sleep until the grant rises past @grant, or the node ID changes: what
+ * Sleep until the grant reaches @tick, or the node ID changes: what
  * userspace has persisted is spent, and issuing more could repeat after a
- * crash.
+ * crash. The condition is the grant itself, so a renew between the
+ * caller's look and this sleep is not missed.
  */
-static int uidgen_wait_grant(u64 grant)
+static int uidgen_wait_grant(u64 tick)
 {
 	struct uidgen_node_ctl *n = &uidgen_dev_node;
 	int node = READ_ONCE(n->node);
 
-	atomic64_inc(&n->grant_waits);
-	pr_warn_ratelimited("the clock reached the grant (%llu ms): callers wait until the persister raises it (is uidgen-persist running?)\n",
-			    uidgen_tick_end_ms(&uidgen_dev_gen, grant));
 	return wait_event_interruptible(n->grant_wq,
-			READ_ONCE(uidgen_dev_gen.grant_tick) != grant ||
+			READ_ONCE(uidgen_dev_gen.grant_tick) >= tick ||
 			READ_ONCE(n->node) != node) ? -ERESTARTSYS : 0;
 }
 
@@ -123,14 +121,20 @@ static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
  */
 static __always_inline void uidgen_enter(void)
 {
-	rcu_read_lock();
+	/*
+	 * RCU-sched: preemption off. A preemptible rcu_read_lock() would let
+	 * a reader throttled by its cgroup, or starved as SCHED_IDLE, hold a
+	 * grace period, and so a revoke, for as long as the scheduler liked;
+	 * and synchronize_rcu() waits for preemption-off regions as well.
+	 */
+	rcu_read_lock_sched();
 	pagefault_disable();
 }
 
 static __always_inline void uidgen_leave(void)
 {
 	pagefault_enable();
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 }
 
 /*
@@ -158,10 +162,15 @@ fault:
  */
 static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
 {
+	if (wait_tick & UIDGEN_WAIT_GRANT) {
+		atomic64_inc(&uidgen_dev_node.grant_waits);
+		pr_warn_ratelimited("the clock reached the grant: callers wait until the persister raises it (is uidgen-persist or uidgen-lease running?)\n");
+		if (nonblock)
+			return -EAGAIN;
+		return uidgen_wait_grant(wait_tick & ~UIDGEN_WAIT_GRANT);
+	}
 	if (nonblock)
 		return -EAGAIN;
-	if (wait_tick == UIDGEN_WAIT_GRANT)
-		return uidgen_wait_grant(READ_ONCE(uidgen_dev_gen.grant_tick));
 	atomic64_inc(&uidgen_dev_gen.slots[slot].waits);
 	return uidgen_wait_tick(wait_tick);
 }
@@ -228,7 +237,7 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 			size_t len = min_t(size_t, n - done, UIDGEN_CHUNK) *
 				     sizeof(u64);
 
-			if (fault_in_writeable((char __user *)(dst + done), len) >
+			if (fault_in_safe_writeable((char __user *)(dst + done), len) >
 			    len - sizeof(u64)) {
 				err = -EFAULT;
 				break;
@@ -246,7 +255,7 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 				break;
 		}
 	}
-	return done ? done : err;
+	return done ? (long)done : err;
 }
 
 static ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
@@ -330,7 +339,9 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 	if (got > 0) {
 		r->fence = READ_ONCE(uidgen_dev_node.page->fence);
 		r->count = got;
-		r->expires_ns = uidgen_tick_start(g, (r->first >> shift) + 1) +
+		/* A cache stops at the lease deadline too, if sooner. */
+		r->expires_ns = min(uidgen_tick_start(g, (r->first >> shift) + 1),
+				    READ_ONCE(uidgen_dev_node.deadline_ns)) +
 				ns_off;
 		left = __copy_to_user_inatomic(uarg, r, sizeof(*r));
 	}
@@ -343,7 +354,7 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 	if (!left)
 		return got;
 	/* The run is a gap; fault the argument in and take another. */
-	if (fault_in_writeable((char __user *)uarg, sizeof(*r)))
+	if (fault_in_safe_writeable((char __user *)uarg, sizeof(*r)))
 		return -EFAULT;
 	return uidgen_pause();
 }
@@ -421,7 +432,6 @@ static long uidgen_ioctl_set_node(struct uidgen_node __user *uarg)
 	const u32 known = UIDGEN_NODE_REVOKE | UIDGEN_NODE_NEW |
 			  UIDGEN_NODE_FLOOR | UIDGEN_NODE_RENEW;
 	struct uidgen_node_ctl *n = &uidgen_dev_node;
-	u64 now = ktime_get_boottime_ns();
 	struct uidgen_node req;
 	long ret;
 	u32 cur;
@@ -458,13 +468,13 @@ static long uidgen_ioctl_set_node(struct uidgen_node __user *uarg)
 	case UIDGEN_NODE_RENEW:
 		if (req.floor_ms)
 			return -EINVAL;
-		return uidgen_node_renew(n, &req, now);
+		return uidgen_node_renew(n, &req);
 	case UIDGEN_NODE_NEW:
 		if (req.floor_ms)
 			return -EINVAL;
-		return uidgen_node_assign(n, &req, now);
+		return uidgen_node_assign(n, &req);
 	case UIDGEN_NODE_FLOOR:
-		return uidgen_node_assign(n, &req, now);
+		return uidgen_node_assign(n, &req);
 	default:
 		return -EINVAL;
 	}

@@ -9,6 +9,7 @@
 #define _UIDGEN_GEN_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/cache.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -27,8 +28,11 @@
 #define UIDGEN_BORROW_MAX	1000000U
 /* struct uidgen_gen.grant_tick when no grant limits the ticks issued. */
 #define UIDGEN_NO_GRANT		U64_MAX
-/* *wait_tick from uidgen_reserve(): wait for the grant, not for a tick. */
-#define UIDGEN_WAIT_GRANT	U64_MAX
+/*
+ * Set in *wait_tick by uidgen_reserve(): wait for the grant to reach the
+ * tick in the other bits, not for the clock to. (Ticks fit in 60 bits.)
+ */
+#define UIDGEN_WAIT_GRANT	BIT_ULL(63)
 
 /**
  * struct uidgen_layout - how the 63 bits of an ID are shared out
@@ -161,8 +165,8 @@ static inline u64 uidgen_tick(const struct uidgen_gen *g, u64 boot_ns)
  * @now: the current tick, at most @g->max_tick
  * @n: how many are wanted, at least 1
  * @first: out: the first (tick << seq_bits | seq) of the run
- * @wait_tick: out, when 0 is returned: the tick the caller must wait for,
- *	or UIDGEN_WAIT_GRANT if it must wait for the grant to be raised
+ * @wait_tick: out, when 0 is returned: the tick the caller must wait for;
+ *	with UIDGEN_WAIT_GRANT set, the tick the grant must reach
  *
  * The run never crosses a tick, so it may be shorter than @n. It may be
  * in a tick up to @g->max_borrow ticks ahead of @now once @now's sequence
@@ -194,7 +198,7 @@ static inline int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s,
 			if (tick > g->max_tick)
 				return -EOVERFLOW;
 			/* Past what is persisted: only a new grant helps. */
-			*wait_tick = tick > grant ? UIDGEN_WAIT_GRANT :
+			*wait_tick = tick > grant ? UIDGEN_WAIT_GRANT | tick :
 				     tick - borrow;
 			return 0;
 		}

@@ -41,8 +41,8 @@
  * @deadline_timer: fires at @deadline_ns
  * @expire_work: revokes @node at its deadline, in process context
  *
- * Minting paths run in an RCU read-side critical section with page faults
- * disabled, so every one of them ends in bounded time: a revoke clears
+ * Minting paths run in an RCU read-side critical section with preemption
+ * and page faults disabled, so every one of them ends in bounded time: a revoke clears
  * @node, waits for a grace period (every minting path that could have
  * seen the old node ID has stored or dropped its IDs), then moves the
  * fence. Nothing userspace does can hold it up.
@@ -68,14 +68,14 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 		      struct uidgen_page *page);
 void uidgen_node_destroy(struct uidgen_node_ctl *n);
 int uidgen_node_assign(struct uidgen_node_ctl *n,
-		       const struct uidgen_node *req, u64 now_ns);
+		       const struct uidgen_node *req);
 int uidgen_node_renew(struct uidgen_node_ctl *n,
-		      const struct uidgen_node *req, u64 now_ns);
+		      const struct uidgen_node *req);
 int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
 		       const char *why);
 int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node);
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms, u64 now_ns);
-int uidgen_node_new(struct uidgen_node_ctl *n, u64 now_ns);
+int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms);
+int uidgen_node_new(struct uidgen_node_ctl *n);
 u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node);
 void uidgen_node_vmfork(struct uidgen_node_ctl *n);
 

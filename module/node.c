@@ -53,6 +53,12 @@ static int uidgen_node_apply_floor(struct uidgen_node_ctl *n, u64 floor_ms,
 	return ret;
 }
 
+/* The last tick a grant covers; never UIDGEN_NO_GRANT, however far. */
+static u64 uidgen_grant_tick(const struct uidgen_gen *g, u64 grant_ms)
+{
+	return min(uidgen_ms_to_tick(g, grant_ms), g->max_tick);
+}
+
 static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 {
 	WRITE_ONCE(n->deadline_ns, deadline);
@@ -75,12 +81,17 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 
 	WRITE_ONCE(n->node, -1);
 	n->pending = UIDGEN_NODE_NONE;
-	uidgen_node_set_deadline(n, UIDGEN_NO_DEADLINE);
+	hrtimer_try_to_cancel(&n->deadline_timer);
 	/* Every minting path that saw the old node ID has finished. */
 	if (expedite)
 		synchronize_rcu_expedited();
 	else
 		synchronize_rcu();
+	/*
+	 * Only now: a minting path reads the node ID, then the deadline, and
+	 * one that saw the old node ID must still see the old deadline.
+	 */
+	WRITE_ONCE(n->deadline_ns, UIDGEN_NO_DEADLINE);
 	WRITE_ONCE(n->page->fence, n->page->fence + 1);
 	/* Nobody mints now: the next assignment brings its own grant. */
 	WRITE_ONCE(n->gen->grant_tick, UIDGEN_NO_GRANT);
@@ -91,14 +102,26 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 			old, why);
 }
 
+/*
+ * Revoke the node ID if its lease deadline has passed, with n->lock held.
+ * Every change looks first, so that a renew or assignment that wins the
+ * lock before the expiry work cannot bring an ended lease back.
+ */
+static bool uidgen_node_expired(struct uidgen_node_ctl *n, u64 now_ns)
+{
+	if (n->node < 0 || n->deadline_ns > now_ns)
+		return false;
+	uidgen_node_fence(n, "its lease deadline passed", true);
+	return true;
+}
+
 static void uidgen_node_expire(struct work_struct *work)
 {
 	struct uidgen_node_ctl *n = container_of(work, struct uidgen_node_ctl,
 						 expire_work);
 
 	mutex_lock(&n->lock);
-	if (n->node >= 0 && n->deadline_ns <= ktime_get_boottime_ns())
-		uidgen_node_fence(n, "its lease deadline passed", true);
+	uidgen_node_expired(n, ktime_get_boottime_ns());
 	mutex_unlock(&n->lock);
 }
 
@@ -164,14 +187,18 @@ static int uidgen_node_check_deadline(u64 *deadline, u64 now_ns)
 
 /* uidgen_node_assign() with n->lock held. */
 static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
-				     const struct uidgen_node *req, u64 now_ns)
+				     const struct uidgen_node *req)
 {
 	struct uidgen_gen *g = n->gen;
 	u32 how = req->flags & (UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR);
 	u64 deadline = req->deadline_ns;
+	u64 now_ns = ktime_get_boottime_ns();
 	int ret;
 
 	if (how != UIDGEN_NODE_NEW && how != UIDGEN_NODE_FLOOR)
+		return -EINVAL;
+	/* A floor of 0 would be NEW without saying so. */
+	if (how == UIDGEN_NODE_FLOOR && !req->floor_ms)
 		return -EINVAL;
 	if (req->node_id >= (1ULL << g->l.node_bits))
 		return -ERANGE;
@@ -180,6 +207,7 @@ static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
 		return ret;
 	if (req->token && req->token < n->max_token)
 		return -ESTALE;
+	uidgen_node_expired(n, now_ns);
 	if (n->node >= 0 && (u32)n->node != req->node_id)
 		return -EBUSY;
 	if (how == UIDGEN_NODE_FLOOR) {
@@ -194,7 +222,7 @@ static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
 	if (n->node >= 0) {
 		/* The same node ID again: floor (above), grant and lease. */
 		if (req->grant_ms)
-			uidgen_raise_grant(g, uidgen_ms_to_tick(g, req->grant_ms));
+			uidgen_raise_grant(g, uidgen_grant_tick(g, req->grant_ms));
 		if (deadline != UIDGEN_NO_DEADLINE)
 			uidgen_node_set_deadline(n, deadline);
 		wake_up_all(&n->grant_wq);
@@ -204,7 +232,7 @@ static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
 	/* IDs under the new node start in a tick no slot used yet. */
 	uidgen_fence_slots(g);
 	WRITE_ONCE(g->grant_tick, req->grant_ms ?
-		   uidgen_ms_to_tick(g, req->grant_ms) : UIDGEN_NO_GRANT);
+		   uidgen_grant_tick(g, req->grant_ms) : UIDGEN_NO_GRANT);
 	uidgen_node_set_deadline(n, deadline);
 	n->pending = UIDGEN_NODE_NONE;
 	/* Publish last: a minting path that sees it sees all of the above. */
@@ -223,7 +251,6 @@ static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
  * @req: the request: node_id, flags (UIDGEN_NODE_NEW or UIDGEN_NODE_FLOOR),
  *	floor_ms, grant_ms, deadline_ns (CLOCK_BOOTTIME of this kernel, 0 for
  *	none) and token
- * @now_ns: CLOCK_BOOTTIME now
  *
  * Everything is applied before the node ID becomes visible to a minting
  * path: the floor to the generator's clock and slots, the grant, the
@@ -233,15 +260,16 @@ static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
  * Return: 0; -EINVAL without exactly one of NEW and FLOOR; -ERANGE if the
  * node ID does not fit; -ESTALE for a token below the highest seen; -ETIME
  * for a deadline already past; -EBUSY if another node ID is active;
- * -EOVERFLOW if the floor leaves no tick.
+ * -EOVERFLOW if the floor leaves no tick. A node ID whose lease deadline
+ * has passed is revoked first, so assigning it again starts afresh.
  */
 int uidgen_node_assign(struct uidgen_node_ctl *n,
-		       const struct uidgen_node *req, u64 now_ns)
+		       const struct uidgen_node *req)
 {
 	int ret;
 
 	mutex_lock(&n->lock);
-	ret = uidgen_node_assign_locked(n, req, now_ns);
+	ret = uidgen_node_assign_locked(n, req);
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -251,23 +279,24 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
  * @n: the node
  * @req: node_id and token of the assignment in force, grant_ms (0: as it
  *	is), deadline_ns (0: as it is)
- * @now_ns: CLOCK_BOOTTIME now
  *
  * Context: process; takes n->lock.
- * Return: 0; -EADDRNOTAVAIL if no node ID is active; -ESTALE if @req names
- * another node ID or token; -ETIME for a deadline already past.
+ * Return: 0; -EADDRNOTAVAIL if no node ID is active (its lease deadline
+ * passed: it is revoked now if the expiry work has not yet); -ESTALE if
+ * @req names another node ID or token; -ETIME for a deadline already past.
  */
 int uidgen_node_renew(struct uidgen_node_ctl *n,
-		      const struct uidgen_node *req, u64 now_ns)
+		      const struct uidgen_node *req)
 {
 	u64 deadline = req->deadline_ns;
+	u64 now_ns;
 	int ret;
 
-	ret = uidgen_node_check_deadline(&deadline, now_ns);
-	if (ret)
-		return ret;
 	mutex_lock(&n->lock);
-	if (n->node < 0)
+	now_ns = ktime_get_boottime_ns();
+	ret = uidgen_node_check_deadline(&deadline, now_ns);
+	/* A lease that ended stays ended, however soon the renew came. */
+	if (!ret && (uidgen_node_expired(n, now_ns) || n->node < 0))
 		ret = -EADDRNOTAVAIL;
 	else if ((u32)n->node != req->node_id ||
 		 (req->token && req->token != n->token))
@@ -275,7 +304,7 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
 	if (!ret) {
 		if (req->grant_ms)
 			uidgen_raise_grant(n->gen,
-					   uidgen_ms_to_tick(n->gen, req->grant_ms));
+					   uidgen_grant_tick(n->gen, req->grant_ms));
 		if (deadline != UIDGEN_NO_DEADLINE)
 			uidgen_node_set_deadline(n, deadline);
 		wake_up_all(&n->grant_wq);
@@ -358,7 +387,7 @@ int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node)
 
 /* Complete the pending node ID; the caller holds n->lock. */
 static int uidgen_node_complete(struct uidgen_node_ctl *n, u32 flags,
-				u64 floor_ms, u64 now_ns)
+				u64 floor_ms)
 {
 	struct uidgen_node req = {
 		.flags = flags,
@@ -366,7 +395,7 @@ static int uidgen_node_complete(struct uidgen_node_ctl *n, u32 flags,
 		.floor_ms = floor_ms,
 	};
 
-	return uidgen_node_assign_locked(n, &req, now_ns);
+	return uidgen_node_assign_locked(n, &req);
 }
 
 /**
@@ -374,21 +403,20 @@ static int uidgen_node_complete(struct uidgen_node_ctl *n, u32 flags,
  * @n: the node
  * @floor_ms: Unix ms: the tick containing it and all earlier ones are
  *	never issued from now on
- * @now_ns: CLOCK_BOOTTIME now
  *
  * Context: process; takes n->lock.
  * Return: 0, or -EOVERFLOW if no tick is left above @floor_ms.
  */
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms, u64 now_ns)
+int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms)
 {
 	int ret;
 
 	mutex_lock(&n->lock);
 	if (n->pending != UIDGEN_NODE_NONE)
-		ret = uidgen_node_complete(n, UIDGEN_NODE_FLOOR, floor_ms,
-					   now_ns);
+		ret = uidgen_node_complete(n, UIDGEN_NODE_FLOOR, floor_ms);
 	else
-		ret = uidgen_node_apply_floor(n, floor_ms, now_ns);
+		ret = uidgen_node_apply_floor(n, floor_ms,
+					      ktime_get_boottime_ns());
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -396,18 +424,17 @@ int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms, u64 now_ns)
 /**
  * uidgen_node_new() - Activate the pending node ID: it never issued.
  * @n: the node
- * @now_ns: CLOCK_BOOTTIME now
  *
  * Context: process; takes n->lock.
  * Return: 0, or -ENOENT if no node ID is pending.
  */
-int uidgen_node_new(struct uidgen_node_ctl *n, u64 now_ns)
+int uidgen_node_new(struct uidgen_node_ctl *n)
 {
 	int ret;
 
 	mutex_lock(&n->lock);
 	if (n->pending != UIDGEN_NODE_NONE)
-		ret = uidgen_node_complete(n, UIDGEN_NODE_NEW, 0, now_ns);
+		ret = uidgen_node_complete(n, UIDGEN_NODE_NEW, 0);
 	else
 		ret = n->node >= 0 ? 0 : -ENOENT;
 	mutex_unlock(&n->lock);

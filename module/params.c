@@ -132,6 +132,9 @@ static int uidgen_node_param_set(const char *val, const struct kernel_param *kp)
 		return ret ?: -EINVAL;
 	}
 	if (uidgen_phase == UIDGEN_LOADING) {
+		/* Nothing to revoke yet: leave node_id out instead. */
+		if (node < 0)
+			return -EINVAL;
 		/* Checked against node_bits by uidgen_params_start(). */
 		uidgen_load_node = node;
 		return 0;
@@ -186,8 +189,11 @@ static int uidgen_floor_param_set(const char *val, const struct kernel_param *kp
 		uidgen_param_err(kp, buf, "is below the floor in force: floors only rise");
 		return -EINVAL;
 	}
-	ret = uidgen_node_floor(&uidgen_dev_node, floor_ms,
-				ktime_get_boottime_ns());
+	if (!floor_ms) {
+		uidgen_param_err(kp, buf, "a floor of 0 says nothing: for a node ID that never issued, write node_new");
+		return -EINVAL;
+	}
+	ret = uidgen_node_floor(&uidgen_dev_node, floor_ms);
 	if (ret)
 		uidgen_param_err(kp, buf, "leaves no tick before the timestamp field runs out");
 	else
@@ -226,7 +232,7 @@ static int uidgen_new_param_set(const char *val, const struct kernel_param *kp)
 	ret = uidgen_param_live();
 	if (ret || !yes)
 		return ret;
-	ret = uidgen_node_new(&uidgen_dev_node, ktime_get_boottime_ns());
+	ret = uidgen_node_new(&uidgen_dev_node);
 	if (ret == -ENOENT)
 		uidgen_param_err(kp, buf, "no node ID is pending: write node_id first");
 	return ret;
@@ -319,7 +325,6 @@ u64 uidgen_params_min_life_ms(void)
 int uidgen_params_start(void)
 {
 	struct uidgen_node_ctl *n = &uidgen_dev_node;
-	u64 now = ktime_get_boottime_ns();
 	int node = uidgen_load_node;
 	int ret;
 
@@ -333,7 +338,7 @@ int uidgen_params_start(void)
 		return -EINVAL;
 	}
 	if (uidgen_load_floor_ms) {
-		ret = uidgen_node_floor(n, uidgen_load_floor_ms, now);
+		ret = uidgen_node_floor(n, uidgen_load_floor_ms);
 		if (ret) {
 			pr_err("floor_ms=%llu leaves no tick before the timestamp field runs out\n",
 			       uidgen_load_floor_ms);
@@ -343,9 +348,9 @@ int uidgen_params_start(void)
 	if (node >= 0) {
 		ret = uidgen_node_set_pending(n, node);
 		if (!ret && uidgen_load_floor_ms)
-			ret = uidgen_node_floor(n, uidgen_load_floor_ms, now);
+			ret = uidgen_node_floor(n, uidgen_load_floor_ms);
 		else if (!ret && uidgen_load_new)
-			ret = uidgen_node_new(n, now);
+			ret = uidgen_node_new(n);
 		if (ret)
 			return ret;
 	}
@@ -542,20 +547,31 @@ const struct attribute_group *uidgen_groups[] = {
 	NULL,
 };
 
-/*
- * Say so, once a minute at most, while the ID clock and the wall clock
- * are more than clock_step_ms apart: the wall clock was stepped during
- * this load, or a floor put the ID clock ahead.
+/**
+ * uidgen_clock_check() - Log a gap between the ID clock and the wall clock.
+ *
+ * Says so when the two come more than clock_step_ms apart (a wall-clock
+ * step during this load, or a floor that put the ID clock ahead), and
+ * again only when the gap moves by as much again: once per step, not once
+ * per check.
+ *
+ * Context: process; called from one delayed work only.
  */
 void uidgen_clock_check(void)
 {
+	static s64 logged;
 	unsigned int limit = READ_ONCE(clock_step_ms);
 	s64 off = uidgen_clock_offset_ms();
 
-	if (limit && (off > limit || -off > limit))
-		pr_warn_ratelimited("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): IDs keep their own clock until the next load; see the admin guide, \"Clock steps\"\n",
-				    off > 0 ? off : -off,
-				    off > 0 ? "ahead of" : "behind");
+	if (!limit || abs(off) <= limit) {
+		logged = 0;
+		return;
+	}
+	if (abs(off - logged) <= limit)
+		return;
+	logged = off;
+	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): IDs keep their own clock until the next load; see the admin guide, \"Clock steps\"\n",
+		abs(off), off > 0 ? "ahead of" : "behind");
 }
 
 /* debugfs: the per-slot table, /sys/kernel/debug/uidgen/slots */

@@ -95,7 +95,7 @@ static void *mint(void *arg)
 		}
 		if (after_revoke)
 			m->late++;
-		m->n += r;
+		__atomic_store_n(&m->n, m->n + r, __ATOMIC_RELAXED);
 		/* Pace the loop so the buffer outlasts the faults. */
 		usleep(500);
 	}
@@ -198,20 +198,44 @@ static int set_cpu1(int online)
 	return write_file("/sys/devices/system/cpu/cpu1/online", online ? "1" : "0");
 }
 
-/* CPU 1 goes offline and comes back, three times, under 2 minting threads. */
+static size_t minted(struct minter *m, int nm)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < nm; i++)
+		n += __atomic_load_n(&m[i].n, __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * CPU 1 goes offline and comes back, three times, under 2 minting threads:
+ * IDs keep coming while it is offline and after it is back, all unique.
+ */
 TEST_F_TIMEOUT(fault, cpu_hotplug, 300)
 {
 	atomic_int stop = 0;
 	struct minter m[2];
+	size_t before, offline, online;
+	char state[4];
 	int i;
 
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, start(&m[i], self->fd, -1, &stop, NULL));
 	for (i = 0; i < 3; i++) {
 		usleep(100000);
+		before = minted(m, 2);
 		ASSERT_EQ(0, set_cpu1(0));
+		ASSERT_EQ(0, read_file("/sys/devices/system/cpu/cpu1/online",
+				       state, sizeof(state)));
+		EXPECT_EQ('0', state[0]) TH_LOG("cpu1 still online");
 		usleep(100000);
+		offline = minted(m, 2);
 		ASSERT_EQ(0, set_cpu1(1));
+		usleep(100000);
+		online = minted(m, 2);
+		EXPECT_LT(before, offline) TH_LOG("round %d: no ID while cpu1 was offline", i);
+		EXPECT_LT(offline, online) TH_LOG("round %d: no ID after cpu1 came back", i);
 	}
 	usleep(100000);
 	atomic_store(&stop, 1);

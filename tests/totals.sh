@@ -1,21 +1,108 @@
 # SPDX-License-Identifier: GPL-2.0
+# Counting test results, for tests/check.sh (host), tests/qemu/guest-check.sh
+# (guest) and tests/qemu/debug-vm.sh; POSIX sh, sourced. tests/totals-test.sh
+# checks these functions against canned logs.
+#
 # totals LOG RC: print "PASS FAIL" for a run that wrote a kselftest
-# "# Totals:" line to LOG and exited with RC. Sourced by tests/check.sh
-# (host) and tests/qemu/guest-check.sh (guest); POSIX sh.
+# "# Totals:" line to LOG and exited with RC.
 # No totals line means the runner died: a failure, never a pass. Skipped
-# and errored tests count as failures. A non-zero exit with no failure
-# counted is one failure.
+# and errored tests count as failures. A run that ran no test (pass:0
+# fail:0) is one failure, and so is a non-zero exit with no failure counted.
 totals() {
 	_t=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$1" | tail -n 1)
 	if [ -z "$_t" ]; then
 		echo "0 1"
 		return
 	fi
-	_pass=$(echo "$_t" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
-	_fail=$(echo "$_t" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
-	_skip=$(echo "$_t" | sed -n 's/.* skip:\([0-9]*\).*/\1/p')
-	_err=$(echo "$_t" | sed -n 's/.* error:\([0-9]*\).*/\1/p')
-	_fail=$((_fail + ${_skip:-0} + ${_err:-0}))
+	set -- "$1" "$2" $(totals_line "$_t")
+	_pass=$3
+	_fail=$4
+	[ $((_pass + _fail)) -gt 0 ] || _fail=1
 	[ "$2" -eq 0 ] || [ "$_fail" -gt 0 ] || _fail=1
 	echo "$_pass $_fail"
+}
+
+# totals_line LINE: "PASS FAIL" of one "# Totals:" line, where FAIL counts
+# fail, skip and error.
+totals_line() {
+	_p=$(echo "$1" | sed -n 's/^# Totals: pass:\([0-9]*\).*/\1/p')
+	_f=$(echo "$1" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
+	_s=$(echo "$1" | sed -n 's/.* skip:\([0-9]*\).*/\1/p')
+	_e=$(echo "$1" | sed -n 's/.* error:\([0-9]*\).*/\1/p')
+	echo "${_p:-0} $((${_f:-0} + ${_s:-0} + ${_e:-0}))"
+}
+
+# sum_totals LOG: "PASS FAIL N" summed over every "# Totals:" line in LOG
+# (N of them), skip and error counted as failures.
+sum_totals() {
+	_sp=0
+	_sf=0
+	_sn=0
+	while IFS= read -r _l; do
+		[ -n "$_l" ] || continue
+		set -- $(totals_line "$_l")
+		_sp=$((_sp + $1))
+		_sf=$((_sf + $2))
+		_sn=$((_sn + 1))
+	done <<SUM
+$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$1")
+SUM
+	echo "$_sp $_sf $_sn"
+}
+
+# kunit_totals LINE: "PASS FAIL" from kunit.py's "Testing complete. Ran N
+# tests: passed: P, failed: F, crashed: C, skipped: S, errors: E" (it
+# prints only the counts that are not 0); failed, crashed, skipped and
+# errors all count as failures. No line: "0 1".
+kunit_totals() {
+	case $1 in
+	*"Testing complete. Ran "*) ;;
+	*) echo "0 1"; return ;;
+	esac
+	_kp=$(echo "$1" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+	_kf=0
+	for _k in failed crashed skipped errors; do
+		_n=$(echo "$1" | sed -n "s/.*$_k: \\([0-9]*\\).*/\\1/p")
+		_kf=$((_kf + ${_n:-0}))
+	done
+	echo "${_kp:-0} $_kf"
+}
+
+# summarize SUMMARY NAME...: one line per suite NAME from SUMMARY ("NAME
+# PASS FAIL" lines), then "total PASS FAIL" as the last line. A suite
+# NAME that never reported, or that ran no test, is one failure; so is a
+# suite in SUMMARY that is not named (add it to the expected list).
+summarize() {
+	_sum=$1
+	shift
+	_tp=0
+	_tf=0
+	for _name in "$@"; do
+		_line=$(awk -v n="$_name" '$1 == n { print $2, $3; exit }' "$_sum" 2>/dev/null)
+		if [ -z "$_line" ]; then
+			printf '%-21s missing: it never reported\n' "$_name:"
+			_tf=$((_tf + 1))
+			continue
+		fi
+		_p=${_line% *}
+		_f=${_line#* }
+		if [ $((_p + _f)) -eq 0 ]; then
+			printf '%-21s ran no test\n' "$_name:"
+			_f=1
+		else
+			printf '%-21s %s passed, %s failed\n' "$_name:" "$_p" "$_f"
+		fi
+		_tp=$((_tp + _p))
+		_tf=$((_tf + _f))
+	done
+	for _name in $(awk '{ print $1 }' "$_sum" 2>/dev/null); do
+		case " $* " in
+		*" $_name "*) ;;
+		*)
+			printf '%-21s not in the expected list of suites\n' "$_name:"
+			_tf=$((_tf + 1))
+			;;
+		esac
+	done
+	echo "total $_tp $_tf"
 }

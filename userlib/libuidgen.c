@@ -10,6 +10,19 @@
  * staleness bound. The cache lives in a page of its own marked
  * MADV_WIPEONFORK, so a forked child starts with it empty, whatever way it
  * was forked.
+ *
+ * The cache must also hold up for the rest of a thread's life:
+ *  - A thread-key destructor that runs after ours may call uidgen_next():
+ *    ours makes the page unreachable (uidgen_tc = the "none" sentinel)
+ *    before it unmaps it, so the thread falls back to read() for good and
+ *    never touches a page another thread may now own.
+ *  - A signal handler may call uidgen_next() while the thread it interrupted
+ *    is inside uidgen_next(): a per-thread busy flag, set before the cache
+ *    is read and cleared after, sends the nested call to read().
+ *  - dlclose(): the .so is linked -z nodelete, so the key's destructor never
+ *    points into unmapped code.
+ *  - A failed mmap()/madvise() is remembered for the thread (the sentinel
+ *    again): no system call storm, and errno is kept.
  */
 #include <elf.h>
 #include <errno.h>
@@ -17,6 +30,7 @@
 #include <link.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -56,9 +70,18 @@ struct uidgen_tcache {
 /* What is mapped: a thread's cache, and the device's fence page. */
 #define UIDGEN_MAP_LEN		4096
 
-/* initial-exec: no __tls_get_addr() call per ID when built as a .so. */
+/*
+ * initial-exec: no __tls_get_addr() call per ID when built as a .so.
+ * uidgen_tc is NULL until the thread's first cached call, then its page,
+ * or uidgen_tc_none for good once the page is gone or could not be made.
+ */
 static __thread struct uidgen_tcache *uidgen_tc
 	__attribute__((tls_model("initial-exec")));
+/* Set while this thread is inside uidgen_next(): see uidgen_next(). */
+static __thread int uidgen_tc_busy __attribute__((tls_model("initial-exec")));
+/* Owner 0 matches no handle: every call takes the slow path, and reads. */
+static const struct uidgen_tcache uidgen_tc_none;
+#define UIDGEN_TC_NONE	((struct uidgen_tcache *)&uidgen_tc_none)
 static pthread_key_t uidgen_tc_key;
 static pthread_once_t uidgen_tc_once = PTHREAD_ONCE_INIT;
 static int uidgen_tc_key_ok;
@@ -71,7 +94,18 @@ static uint64_t uidgen_serials;
  * clock read, which is most of the cost of a cached ID.
  */
 typedef int (*uidgen_gettime_fn)(clockid_t clk, struct timespec *ts);
-static uidgen_gettime_fn uidgen_gettime = clock_gettime;
+
+/* libc's clock_gettime() sets errno when it fails: keep the caller's. */
+static int uidgen_clock_libc(clockid_t clk, struct timespec *ts)
+{
+	int saved = errno, r = clock_gettime(clk, ts);
+
+	errno = saved;
+	return r;
+}
+
+/* 0, or nonzero when the clock could not be read (the vDSO: -errno). */
+static uidgen_gettime_fn uidgen_gettime = uidgen_clock_libc;
 static pthread_once_t uidgen_vdso_once = PTHREAD_ONCE_INIT;
 
 #if defined(__x86_64__)
@@ -137,9 +171,20 @@ static uint64_t uidgen_new_serial(void)
 	return __atomic_add_fetch(&uidgen_serials, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The thread is exiting. Destructors of keys created after ours run after
+ * this one and may still call uidgen_next(): the sentinel makes the page
+ * unreachable before it is unmapped (another thread's page may land at the
+ * same address), and uidgen_tc_get() never makes a new one.
+ */
 static void uidgen_tc_free(void *p)
 {
+	int saved = errno;
+
+	uidgen_tc = UIDGEN_TC_NONE;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	munmap(p, UIDGEN_MAP_LEN);
+	errno = saved;
 }
 
 static void uidgen_tc_key_init(void)
@@ -147,27 +192,36 @@ static void uidgen_tc_key_init(void)
 	uidgen_tc_key_ok = !pthread_key_create(&uidgen_tc_key, uidgen_tc_free);
 }
 
-/* This thread's cache, created on first use; NULL if it cannot be. */
+/*
+ * This thread's cache, created on first use; UIDGEN_TC_NONE if it cannot
+ * be, which is remembered: the thread reads uncached from then on rather
+ * than retry the system calls on every ID. Called with uidgen_tc_busy set.
+ */
 static struct uidgen_tcache *uidgen_tc_get(void)
 {
-	struct uidgen_tcache *c;
+	struct uidgen_tcache *c = uidgen_tc;
+	int saved;
 
-	if (uidgen_tc)
-		return uidgen_tc;
-	pthread_once(&uidgen_tc_once, uidgen_tc_key_init);
-	if (!uidgen_tc_key_ok)
-		return NULL;
+	if (c)
+		return c;
+	/* uidgen_open() created the key: no pthread_once() in a handler. */
+	if (!uidgen_tc_key_ok) {
+		uidgen_tc = UIDGEN_TC_NONE;
+		return UIDGEN_TC_NONE;
+	}
+	saved = errno;
 	c = mmap(NULL, UIDGEN_MAP_LEN, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
-		return NULL;
-	/* Without a wiped page a child could hand out its parent's run. */
-	if (madvise(c, UIDGEN_MAP_LEN, MADV_WIPEONFORK) ||
-	    pthread_setspecific(uidgen_tc_key, c)) {
+	if (c == MAP_FAILED) {
+		c = UIDGEN_TC_NONE;
+	} else if (madvise(c, UIDGEN_MAP_LEN, MADV_WIPEONFORK) ||
+		   pthread_setspecific(uidgen_tc_key, c)) {
+		/* Without a wiped page a child could hand out its parent's run. */
 		munmap(c, UIDGEN_MAP_LEN);
-		return NULL;
+		c = UIDGEN_TC_NONE;
 	}
 	uidgen_tc = c;
+	errno = saved;
 	return c;
 }
 
@@ -192,6 +246,7 @@ int uidgen_open(struct uidgen **gp, const char *path)
 	}
 	g->serial = uidgen_new_serial();
 	pthread_once(&uidgen_vdso_once, uidgen_vdso_init);
+	pthread_once(&uidgen_tc_once, uidgen_tc_key_init);
 	/*
 	 * The cache needs the layout and the fence page; a file that is not
 	 * /dev/uid (or an older module) simply gets no cache.
@@ -302,7 +357,7 @@ static __attribute__((noinline)) int uidgen_next_slow(struct uidgen *g,
 	if (!g->max_run)
 		return uidgen_read_one(g, id);
 	c = uidgen_tc_get();
-	if (!c)
+	if (c == UIDGEN_TC_NONE)
 		return uidgen_read_one(g, id);
 	return uidgen_refill(g, c, id);
 }
@@ -310,23 +365,41 @@ static __attribute__((noinline)) int uidgen_next_slow(struct uidgen *g,
 /*
  * The fast path: a few loads and compares and one vDSO clock read, no
  * system call, no atomic read-modify-write.
+ *
+ * Async-signal-safe: a handler that interrupts this thread inside
+ * uidgen_next() finds uidgen_tc_busy set and reads its ID from the kernel,
+ * so it neither takes the ID the interrupted call is about to return nor
+ * refills the run under it. The flag is set before anything of the cache is
+ * read and cleared after the last write, with signal fences so the compiler
+ * keeps that order; a handler that runs before the flag is set runs to the
+ * end before this call reads anything.
  */
 int uidgen_next(struct uidgen *g, uint64_t *id)
 {
-	struct uidgen_tcache *c = uidgen_tc;
+	struct uidgen_tcache *c;
 	struct timespec ts;
+	int ret;
 
+	if (__builtin_expect(uidgen_tc_busy, 0))
+		return uidgen_read_one(g, id);
+	uidgen_tc_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c = uidgen_tc;
 	if (__builtin_expect(c && c->owner == g->serial && c->next < c->end &&
-			     c->fence == uidgen_fence(g), 1)) {
-		uidgen_gettime(CLOCK_BOOTTIME, &ts);
-		if (__builtin_expect((uint64_t)ts.tv_sec < c->deadline_sec ||
-				     ((uint64_t)ts.tv_sec == c->deadline_sec &&
-				      (uint64_t)ts.tv_nsec < c->deadline_nsec), 1)) {
-			*id = c->next++;
-			return 0;
-		}
+			     c->fence == uidgen_fence(g), 1) &&
+	    /* A clock that cannot be read makes the run stale. */
+	    __builtin_expect(!uidgen_gettime(CLOCK_BOOTTIME, &ts), 1) &&
+	    __builtin_expect((uint64_t)ts.tv_sec < c->deadline_sec ||
+			     ((uint64_t)ts.tv_sec == c->deadline_sec &&
+			      (uint64_t)ts.tv_nsec < c->deadline_nsec), 1)) {
+		*id = c->next++;
+		ret = 0;
+	} else {
+		ret = uidgen_next_slow(g, id);
 	}
-	return uidgen_next_slow(g, id);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uidgen_tc_busy = 0;
+	return ret;
 }
 
 long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n)
@@ -359,15 +432,46 @@ long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n)
 	return done;
 }
 
-int uidgen_info(struct uidgen *g, struct uidgen_info *info)
+/*
+ * UIDGEN_INFO_SIZE_VER0 (the uapi header) is struct uidgen_info as soname
+ * 1 was built with (uapi 1.3): what uidgen_info() and uidgen_default_info()
+ * fill, whatever size the header they are compiled with now gives the
+ * struct. A program built against 1.3 has exactly this many bytes there.
+ * From 1.4 on, the kernel writes back in @size how much it filled.
+ */
+#define UIDGEN_VERSION_1_4	0x010400
+_Static_assert(offsetof(struct uidgen_info, epoch_ms) + 8 == UIDGEN_INFO_SIZE_VER0,
+	       "uidgen_info() fills uapi 1.3's struct, up to epoch_ms");
+
+int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size)
 {
 	int saved = errno, ret;
+	uint32_t filled;
 
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
+	if (size < UIDGEN_INFO_SIZE_VER0 || size > UINT32_MAX)
+		return -EINVAL;
+	/* The kernel takes a larger struct only with a zero tail. */
+	memset(info, 0, size);
+	info->size = size;
 	if (ioctl(g->fd, UIDGEN_IOC_INFO, info) < 0)
 		return UIDGEN_ERR(saved);
-	return 0;
+	/*
+	 * 1.4 and later write back how much they filled; 1.3 filled its 48
+	 * bytes and left @size as the caller's.
+	 */
+	filled = info->version >= UIDGEN_VERSION_1_4 ? info->size :
+		 UIDGEN_INFO_SIZE_VER0;
+	if (filled > size)
+		filled = size;
+	info->size = filled;
+	return filled;
+}
+
+int uidgen_info(struct uidgen *g, struct uidgen_info *info)
+{
+	int ret = uidgen_info_sized(g, info, UIDGEN_INFO_SIZE_VER0);
+
+	return ret < 0 ? ret : 0;
 }
 
 int uidgen_set_node(struct uidgen *g, uint32_t node)
@@ -397,8 +501,8 @@ int uidgen_revoke_node(struct uidgen *g)
 /* The layout a module loaded with no layout parameters uses. */
 void uidgen_default_info(struct uidgen_info *info)
 {
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
+	memset(info, 0, UIDGEN_INFO_SIZE_VER0);
+	info->size = UIDGEN_INFO_SIZE_VER0;
 	info->node_id = UIDGEN_NODE_NONE;
 	info->ts_bits = UIDGEN_DEFAULT_TS_BITS;
 	info->node_bits = UIDGEN_DEFAULT_NODE_BITS;
@@ -412,12 +516,16 @@ void uidgen_default_info(struct uidgen_info *info)
 int uidgen_decode(const struct uidgen_info *info, uint64_t id,
 		  struct uidgen_parts *parts)
 {
-	unsigned int low = info->node_bits + info->slot_bits + info->seq_bits;
 	uint64_t ms, whole, part;
+	unsigned int low;
 
-	if (info->ts_bits + low != UIDGEN_ID_BITS || info->ts_bits == 0 ||
+	/* Each width on its own first: their 32-bit sum could wrap to 63. */
+	if (info->ts_bits == 0 || info->ts_bits > UIDGEN_ID_BITS ||
 	    info->seq_bits >= 32 || info->slot_bits >= 32 ||
 	    info->node_bits >= 32 || info->tick_us == 0)
+		return -EINVAL;
+	low = info->node_bits + info->slot_bits + info->seq_bits;
+	if (info->ts_bits + low != UIDGEN_ID_BITS)
 		return -EINVAL;
 	if (id >> UIDGEN_ID_BITS)
 		return -ERANGE;

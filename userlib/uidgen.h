@@ -54,7 +54,10 @@ void uidgen_close(struct uidgen *g);
 int uidgen_next(struct uidgen *g, uint64_t *id);
 int uidgen_set_cache(struct uidgen *g, uint32_t max_run, uint32_t stale_ticks);
 long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n);
+/* Fills the first UIDGEN_INFO_SIZE_VER0 (48) bytes of *info, forever. */
 int uidgen_info(struct uidgen *g, struct uidgen_info *info);
+/* Fills up to size bytes; returns how many the kernel filled. */
+int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size);
 int uidgen_set_node(struct uidgen *g, uint32_t node);
 int uidgen_revoke_node(struct uidgen *g);
 

@@ -421,7 +421,7 @@ static int assign(struct uidgen_node_ctl *n, u32 node, u32 flags,
 		.grant_ms = grant_ms, .deadline_ns = deadline, .token = token,
 	};
 
-	return uidgen_node_assign(n, &req, ktime_get_boottime_ns());
+	return uidgen_node_assign(n, &req);
 }
 
 static u32 state(struct uidgen_node_ctl *n, u32 *node)
@@ -467,19 +467,19 @@ static void uidgen_node_pending_test(struct kunit *test)
 	struct uidgen_gen *g = new_gen(test, &l);
 	struct uidgen_node_ctl *n = new_node(test, g);
 	u64 now_ms = div_u64(WALL_NS, NSEC_PER_MSEC), floor = now_ms + 60000;
-	u64 boot = ktime_get_boottime_ns();
 	u32 node;
 
-	KUNIT_EXPECT_EQ(test, -ENOENT, uidgen_node_new(n, boot));
+	KUNIT_EXPECT_EQ(test, -ENOENT, uidgen_node_new(n));
 	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 7));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_PENDING, state(n, &node));
 	KUNIT_EXPECT_EQ(test, 7U, node);
 	KUNIT_EXPECT_EQ(test, -1, n->node);
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_floor(n, floor, boot));
+	KUNIT_ASSERT_EQ(test, 0, uidgen_node_floor(n, floor));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_ACTIVE, state(n, &node));
 	KUNIT_EXPECT_EQ(test, floor, n->floor_ms);
 	/* The clock now reads past the floor's tick. */
-	KUNIT_EXPECT_GT(test, uidgen_tick(g, boot), uidgen_ms_to_tick(g, floor));
+	KUNIT_EXPECT_GT(test, uidgen_tick(g, ktime_get_boottime_ns()),
+			uidgen_ms_to_tick(g, floor));
 	/* A revoke clears a pending node ID too. */
 	uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test");
 	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 9));
@@ -501,17 +501,17 @@ static void uidgen_node_token_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, assign(n, 2, UIDGEN_NODE_NEW, 0, 0,
 					boot + 3600 * NSEC_PER_SEC, 41));
 	KUNIT_EXPECT_EQ(test, 41ULL, n->token);
-	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew, boot));
+	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew));
 	renew.token = 41;
 	renew.node_id = 3;
-	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew, boot));
+	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew));
 	renew.node_id = 2;
-	KUNIT_EXPECT_EQ(test, 0, uidgen_node_renew(n, &renew, boot));
+	KUNIT_EXPECT_EQ(test, 0, uidgen_node_renew(n, &renew));
 	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 2, 40, "test"));
 	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 2, 41, "test"));
 	/* A claim older than one already seen is refused. */
 	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 40));
-	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew, boot));
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew));
 	KUNIT_EXPECT_EQ(test, 0, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 42));
 	uidgen_node_destroy(n);
 }
@@ -527,10 +527,41 @@ static void uidgen_node_deadline_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, assign(n, 1, UIDGEN_NODE_NEW, 0, 0,
 					boot + 50 * NSEC_PER_MSEC, 0));
-	for (i = 0; i < 200 && READ_ONCE(n->node) >= 0; i++)
+	/* The fence moves last, after the grace period. */
+	for (i = 0; i < 200 && !READ_ONCE(n->page->fence); i++)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
+	uidgen_node_destroy(n);
+}
+
+/*
+ * A renew that wins the race with the expiry work (the timer stopped here,
+ * as if the work were late) finds the lease ended and revokes it: an ended
+ * lease never comes back.
+ */
+static void uidgen_node_late_renew_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct uidgen_node_ctl *n = new_node(test, g);
+	struct uidgen_node renew = {
+		.node_id = 1, .token = 7,
+		.deadline_ns = ktime_get_boottime_ns() + 3600 * NSEC_PER_SEC,
+	};
+
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 1, UIDGEN_NODE_NEW, 0, 0,
+					ktime_get_boottime_ns() + 20 * NSEC_PER_MSEC, 7));
+	hrtimer_cancel(&n->deadline_timer);
+	msleep(40);
+	KUNIT_EXPECT_EQ(test, 1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew));
+	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
+	/* A floor of 0 is not a floor; a huge grant is still a grant. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 1, UIDGEN_NODE_FLOOR, 0, 0, 0, 8));
+	KUNIT_EXPECT_EQ(test, 0, assign(n, 1, UIDGEN_NODE_NEW, 0, U64_MAX, 0, 8));
+	KUNIT_EXPECT_EQ(test, g->max_tick, g->grant_tick);
 	uidgen_node_destroy(n);
 }
 
@@ -547,13 +578,13 @@ static void uidgen_grant_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 4096, uidgen_reserve(g, &g->slots[0], now + 1, 4096, &first, &wait));
 	/* The clock is past the grant: wait for a grant, not for a tick. */
 	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[0], now + 2, 1, &first, &wait));
-	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT, wait);
+	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT | (now + 2), wait);
 	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[1], now + 5, 1, &first, &wait));
-	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT, wait);
+	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT | (now + 5), wait);
 	/* Borrowing stops at the grant too. */
 	g->max_borrow = 10;
 	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[0], now + 1, 1, &first, &wait));
-	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT, wait);
+	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT | (now + 2), wait);
 	/* A lower grant changes nothing; a higher one lets the next tick out. */
 	uidgen_raise_grant(g, now);
 	KUNIT_EXPECT_EQ(test, now + 1, g->grant_tick);
@@ -690,6 +721,7 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE(uidgen_node_pending_test),
 	KUNIT_CASE(uidgen_node_token_test),
 	KUNIT_CASE(uidgen_node_deadline_test),
+	KUNIT_CASE(uidgen_node_late_renew_test),
 	KUNIT_CASE(uidgen_grant_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_one_slot_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_all_slots_test),

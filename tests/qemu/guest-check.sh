@@ -33,6 +33,7 @@ suite kselftest selftests/uidgen_test
 suite kselftest-m32 selftests/uidgen_test_32
 suite libuidgen userlib/tests/unit
 suite libuidgen-asan userlib/tests/unit-asan
+suite libuidgen-tsan userlib/tests/unit-tsan
 suite cli sh tests/shell/cli.sh
 
 load

@@ -7,7 +7,7 @@
 # VM (tests/qemu/vm.sh), with the module not loaded; leaves it unloaded.
 . tests/shell/lib.sh
 KO=${UIDGEN_KO:-module/uidgen.ko}
-U=userlib/uidgen
+U=${UIDGEN_CLI:-userlib/uidgen}
 P=/sys/module/uidgen/parameters
 D=/sys/class/uidgen/uid
 state=/tmp/uidgen.state
@@ -23,8 +23,11 @@ max1=$(echo "$ids1" | max)
 ok "state save" $U state save $state
 like "the state file holds a floor" "$(cat $state)" "^floor_ms=[0-9]{13}$"
 floor=$(sed -n 's/^floor_ms=//p' $state)
-ok "the floor is at or after the last ID's tick" \
-	[ "$floor" -ge "$(cat $D/high_water_ms)" ]
+# The largest ID read, decoded (not high_water_ms: the CLI added to that).
+t_max=$(date -u -d "$($U decode "$max1" | sed -n 's/.* time=\([^ ]*\) .*/\1/p')" +%s%3N)
+like "the largest ID decodes to a time" "$t_max" '^[0-9]{13}$'
+ok "the floor ($floor) is at or after the largest ID's tick ($t_max)" \
+	[ "$floor" -ge "$t_max" ]
 rmmod uidgen
 date -s "@$(( $(date +%s) - 3600 ))" > /dev/null
 
@@ -75,15 +78,37 @@ is "100 load/read/unload cycles" "$bad" 0
 is "rmmod refused every time a reader held the device" "$refused" 100
 
 # A reader blocked waiting for a tick: rmmod is refused, the reader is fine.
-insmod $KO node_id=1 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=5000000
-$U -n 12 > /tmp/blocked.out &
+# Four IDs per 5-second tick: a read of 12 gets the tick's 4 and waits.
+ok "loads with 4 IDs per 5-second tick" \
+	insmod $KO node_id=1 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=5000000
+# One read(2) of 12 IDs that prints what it returned: with a handler, a
+# signal ends the wait and read() returns the whole IDs copied so far.
+python3 -c '
+import os, signal, struct
+signal.signal(signal.SIGINT, lambda s, f: None)
+fd = os.open("/dev/uid", os.O_RDONLY)
+b = os.read(fd, 96)
+print("bytes=%d" % len(b))
+for i in range(len(b) // 8):
+    print(struct.unpack_from("=Q", b, 8 * i)[0])
+' > /tmp/blocked.out &
 reader=$!
+k=0
+until ls -l /proc/$reader/fd 2>/dev/null | grep -q /dev/uid || [ $k -ge 250 ]; do
+	sleep 0.02; k=$((k + 1))
+done
 sleep 1
+ok "the reader holds /dev/uid and waits" sh -c "kill -0 $reader && ls -l /proc/$reader/fd | grep -q /dev/uid"
 rmmod uidgen 2>/dev/null
 is "rmmod refused while a reader waits" "$?" 1
+ok "still loaded after the refused rmmod" test -d /sys/module/uidgen
 kill -INT $reader
 wait $reader
-ok "the interrupted reader printed whole IDs only" sh -c "! grep -qv '^[0-9]*$' /tmp/blocked.out"
+is "the interrupted reader exits 0" "$?" 0
+n=$(sed -n 's/^bytes=//p' /tmp/blocked.out)
+ok "the interrupted read returned whole IDs, at least one, fewer than 12 (${n:-none} bytes)" \
+	sh -c "[ -n '$n' ] && [ $((${n:-0} % 8)) -eq 0 ] && [ ${n:-0} -ge 8 ] && [ ${n:-0} -lt 96 ]"
+is "each of them printed, decimal" "$(grep -Ecx '[0-9]+' /tmp/blocked.out)" "$((${n:-0} / 8))"
 ok "unloads once it is gone" rmmod uidgen
 
 done_testing

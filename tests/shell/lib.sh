@@ -24,6 +24,10 @@ is() {	# is DESCRIPTION GOT WANT
 	fi
 }
 
+between() {	# between N LOW HIGH: LOW <= N <= HIGH, for ok; one command
+	[ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
+}
+
 like() {	# like DESCRIPTION GOT EXTENDED-REGEX
 	_n=$((_n + 1))
 	if printf '%s\n' "$2" | grep -Eq -- "$3"; then

@@ -7,6 +7,11 @@ KO=${UIDGEN_KO:-module/uidgen.ko}
 U=userlib/uidgen
 P=/sys/module/uidgen/parameters
 
+# put FILE VALUE: write VALUE to FILE; print the error's text, if any.
+put() {
+	printf '%s\n' "$2" | dd of="$1" 2>&1 >/dev/null | sed -n 's/^dd: error writing .*: //p'
+}
+
 # refuse "PARAMS" "message the kernel log must show"
 refuse() {
 	dmesg -C
@@ -66,7 +71,7 @@ for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_
 	d=$($U decode "$($U)")
 	like "decodes: $layout" "$d" "node=$node slot=[0-9]+ seq=[0-9]+\$"
 	t=$(date -u -d "$(echo "$d" | sed 's/.*time=\([^ ]*\).*/\1/')" +%s)
-	ok "time within a tick of now: $layout" [ $((t - now)) -ge -2 ] && [ $((t - now)) -le 2 ]
+	ok "time within a tick of now: $layout" between $((t - now)) -2 2
 	is "10000 distinct IDs: $layout" "$($U -n 10000 | sort -u | wc -l)" 10000
 	ok "unloads: $layout" rmmod uidgen
 done
@@ -164,8 +169,7 @@ like "log says no node ID" "$(dmesg | grep uidgen | tail -n 1)" \
 err=$($U 2>&1)
 like "the CLI explains" "$err" "Cannot assign requested address"
 like "and how to fix it" "$err" "set-node N"
-is "node_new=1 without a pending node ID: ENOENT" \
-	"$(sh -c "echo 1 > $P/node_new" 2>&1 | sed 's/.*: //')" "No such file or directory"
+is "node_new=1 without a pending node ID: ENOENT" "$(put $P/node_new 1)" "No such file or directory"
 ok "sysfs sets node 9" sh -c "echo 9 > $P/node_id"
 like "log says node 9 is pending" "$(dmesg | grep uidgen | tail -n 1)" \
 	"uidgen: node ID 9 pending: nothing is issued under it until its floor is restored"
@@ -176,9 +180,8 @@ ok "node_new=1 says it never issued" sh -c "echo 1 > $P/node_new"
 like "log says node 9" "$(dmesg | grep uidgen | tail -n 1)" "uidgen: node ID 9 assigned \(new"
 is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" active
 like "IDs carry node 9" "$($U decode "$($U)")" "node=9 "
-is "node IDs are decimal: 010 is ten, and busy" \
-	"$(sh -c "echo 010 > $P/node_id" 2>&1 | sed 's/.*: //')" "Device or resource busy"
-is "0x9 is refused" "$(sh -c "echo 0x9 > $P/node_id" 2>&1 | sed 's/.*: //')" "Invalid argument"
+is "node IDs are decimal: 010 is ten, and busy" "$(put $P/node_id 010)" "Device or resource busy"
+is "0x9 is refused" "$(put $P/node_id 0x9)" "Invalid argument"
 like "with a log line" "$(dmesg | grep uidgen | tail -n 1)" \
 	"uidgen: node_id=0x9: give a node ID in decimal, or -1 to revoke"
 

@@ -10,7 +10,7 @@
 KO=${UIDGEN_KO:-module/uidgen.ko}
 U=userlib/uidgen
 P=/sys/module/uidgen/parameters
-N=${RACE_LOOPS:-150}
+N=${RACE_LOOPS:-60}
 
 # writer FILE VALUE: write VALUE to FILE as fast as it will go, until killed.
 writer() {
