@@ -77,6 +77,7 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
 set yrange [0:*]
+set offsets graph 0, graph 0, graph 0.08, graph 0
 set grid ytics
 set key outside bottom center horizontal
 set xtics ("1 client" 0, "2 clients" 1, "8 clients" 2)
