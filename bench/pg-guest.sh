@@ -9,10 +9,13 @@
 # key rather than on every run of one. One line per run to
 # $UIDGEN_VM_OUT/pg.dat:
 #   key clients rows seconds pk_bytes wal_bytes round
-# and the query times to pg-query.dat. Usage: pg-guest.sh ROWS ROUNDS
+# and the query times to pg-query.dat.
+# Usage: pg-guest.sh ROWS ROUNDS [CLIENTS [KEYS]] (default "1 2 8", all four)
 set -u
 ROWS=${1:-1000000}
 ROUNDS=${2:-2}
+CLIENTS=${3:-1 2 8}
+KEYS=${4:-bigserial uidgen uuid_random uuid_uidgen}
 OUT=${UIDGEN_VM_OUT:-/tmp}
 KO=module/uidgen.ko
 PGBIN=$(pg_config --bindir)
@@ -60,10 +63,11 @@ key_def() {
 
 echo "INSERT INTO t (v) SELECT g FROM generate_series(1, 1000) g;" > $T/insert.sql
 : > "$OUT/pg.dat"
-keys="bigserial uidgen uuid_random uuid_uidgen"
-rkeys="uuid_uidgen uuid_random uidgen bigserial"
+keys=$KEYS
+rkeys=$(echo "$KEYS" | tr ' ' '\n' | tac | xargs)
+last=$(echo "$CLIENTS" | awk '{print $NF}')
 for round in $(seq 1 "$ROUNDS"); do
-for c in 1 2 8; do
+for c in $CLIENTS; do
 	[ $((round % 2)) -eq 1 ] && ks=$keys || ks=$rkeys
 	for k in $ks; do
 		psql -c "DROP TABLE IF EXISTS t; CREATE TABLE t ($(key_def $k), ts timestamptz NOT NULL DEFAULT clock_timestamp(), v int NOT NULL); CHECKPOINT" bench
@@ -75,7 +79,7 @@ for c in 1 2 8; do
 		set -- $(psql -F ' ' -c "SELECT count(*), pg_relation_size('t_pkey'),
 			pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$lsn0') FROM t" bench)
 		echo "$k $c $1 $(echo "$t0 $t1" | awk '{printf "%.3f", ($2 - $1) / 1e9}') $2 $3 $round" | tee -a "$OUT/pg.dat"
-		if [ $c -eq 8 ] && [ "$round" -eq "$ROUNDS" ]; then
+		if [ "$c" -eq "$last" ] && [ "$round" -eq "$ROUNDS" ]; then
 			psql -c "ALTER TABLE t RENAME TO t_$k; ALTER INDEX t_pkey RENAME TO t_${k}_pkey" bench
 		fi
 	done
@@ -87,10 +91,14 @@ done
 # then needs an index of its own) for bigserial and random UUIDs.
 # (One statement a psql -c: VACUUM cannot run inside the transaction a
 # multi-statement -c makes.)
-psql -c "CREATE INDEX t_bigserial_ts ON t_bigserial (ts)" bench || exit 1
-psql -c "CREATE INDEX t_uuid_random_ts ON t_uuid_random (ts)" bench || exit 1
+for k in bigserial uuid_random; do
+	case " $KEYS " in
+	*" $k "*) psql -c "CREATE INDEX t_${k}_ts ON t_$k (ts)" bench || exit 1 ;;
+	esac
+done
 psql -c "VACUUM ANALYZE" bench
 q() {	# q NAME TABLE WHERE: best of 5 runs in ms (EXPLAIN ANALYZE), with $r1, $r2
+	case " $KEYS " in *" ${2#t_} "*) ;; *) return 0 ;; esac
 	set -- "$1" "$2" "$3" $(psql -F ' ' -c "SELECT min(ts) + (max(ts) - min(ts)) * 0.45,
 		min(ts) + (max(ts) - min(ts)) * 0.55 FROM $2" bench)
 	r1="$4 $5"; r2="$6 $7"
@@ -107,7 +115,7 @@ q "uidgen, by the key alone" t_uidgen "id >= uidgen_min_id('\$r1') AND id < uidg
 q "uidgen, by ts (no index)" t_uidgen "ts >= '\$r1' AND ts < '\$r2'"
 q "uuid_random, by ts (indexed)" t_uuid_random "ts >= '\$r1' AND ts < '\$r2'"
 q "uuid_uidgen, by the key alone" t_uuid_uidgen "id >= uidgen_to_uuid(uidgen_min_id('\$r1')) AND id < uidgen_to_uuid(uidgen_min_id('\$r2'))"
-psql -F ' ' -c "SELECT 'ts_index', pg_relation_size('t_bigserial_ts'), pg_relation_size('t_uuid_random_ts')" bench |
-	tee "$OUT/pg-tsindex.dat"
+psql -F ' ' -c "SELECT 'ts_index', coalesce(pg_relation_size(to_regclass('t_bigserial_ts')), 0),
+	coalesce(pg_relation_size(to_regclass('t_uuid_random_ts')), 0)" bench | tee "$OUT/pg-tsindex.dat"
 as_pg $PGBIN/pg_ctl -D $T/data -w stop > /dev/null
 rmmod uidgen

@@ -9,7 +9,7 @@
 # time-range query by the key alone against one by a timestamp column.
 # Prints the table; writes it and a plot (Documentation/bench-pg.png).
 #
-#   bench/pg.sh [-k KVER] [-o OUTDIR] [-n ROWS] [-r ROUNDS] [-p]
+#   bench/pg.sh [-k KVER] [-o OUTDIR] [-n ROWS] [-r ROUNDS] [-c CLIENTS] [-K KEYS] [-p]
 #
 # -p only makes the table and plot again from OUTDIR's data.
 # Each figure is the best of ROUNDS (default 2) runs taken in turns; the
@@ -20,6 +20,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 rows=1000000
 rounds=2
+clients="1 2 8"
+keys="bigserial uidgen uuid_random uuid_uidgen"
 post=
 args=()
 while [ $# -gt 0 ]; do
@@ -27,6 +29,8 @@ while [ $# -gt 0 ]; do
 	-n) rows=$2; shift 2 ;;
 	-r) rounds=$2; shift 2 ;;
 	-p) post=1; shift ;;
+	-c) clients=$2; shift 2 ;;
+	-K) keys=$2; shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -38,7 +42,7 @@ mkdir -p "$out"
 if [ -z "$post" ]; then
 	echo "== uidgen bench-pg, $(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, PostgreSQL $(pg_config --version | awk '{print $2}'), $rows rows, best of $rounds rounds" |
 		tee "$out/header.txt"
-	VM_TIMEOUT=${VM_TIMEOUT:-3600} "$repo/tests/qemu/vm.sh" -k "$kver" -o "$out" "$repo/bench/pg-guest.sh" "$rows" "$rounds" > "$out/vm.log" 2>&1 ||
+	VM_TIMEOUT=${VM_TIMEOUT:-3600} "$repo/tests/qemu/vm.sh" -k "$kver" -o "$out" "$repo/bench/pg-guest.sh" "$rows" "$rounds" "$clients" "$keys" > "$out/vm.log" 2>&1 ||
 		{ tail -n 40 "$out/vm.log"; exit 1; }
 else
 	cat "$out/header.txt" 2>/dev/null
