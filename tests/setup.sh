@@ -9,7 +9,7 @@ qemu-system-x86 busybox-static
 linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-nox sparse
 clang pkg-config man-db dkms python3-sphinx debhelper dh-dkms dpkg-dev lintian
 build-essential git systemd
-postgresql-15 postgresql-server-dev-15 postgresql-contrib golang-go python3-pip python3-setuptools python3-wheel
+postgresql-15 postgresql-server-dev-15 golang-go python3-pip python3-setuptools python3-wheel
 ${UIDGEN_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do
