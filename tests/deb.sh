@@ -18,6 +18,8 @@ host_out deb-test
 version=$(make -s version)
 pkgs="uidgen-dkms libuidgen1 libuidgen-dev uidgen-tools postgresql-15-uidgen"
 libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+# The library's own version (userlib/Makefile), not the module's.
+libver=$(sed -n 's/^LIBVER := //p' userlib/Makefile)
 deb=build/deb
 purge() { dpkg --purge $pkgs > "$out/purge.log" 2>&1; }
 trap purge EXIT
@@ -51,7 +53,7 @@ check "uidgen-dkms depends on dkms, nothing else does" \
 	'[[ "$(dpkg-deb -f "$deb"/uidgen-dkms_*.deb Depends)" == dkms* ]] &&
 		! grep -l dkms <(dpkg-deb -f "$deb"/lib*.deb "$deb"/uidgen-tools_*.deb Depends)'
 check "libuidgen1: the shared library, in the multiarch directory" \
-	'has libuidgen1 $libdir/libuidgen.so.1 $libdir/libuidgen.so.1.1.0'
+	'has libuidgen1 $libdir/libuidgen.so.1 $libdir/libuidgen.so.$libver'
 check "libuidgen1: a symbols file (ABI checked at build)" \
 	'dpkg-deb -I "$deb"/libuidgen1_*.deb symbols | grep "uidgen_set_cache@UIDGEN_1.1" > /dev/null'
 check "libuidgen-dev: headers, .so, .a, pkg-config, section 3" \
@@ -89,7 +91,7 @@ check "pkg-config finds libuidgen in $libdir" \
 check "a program builds against the packaged header and .so" \
 	'gcc -Wall -Werror -o "$out/prog" tests/lib/prog.c $(pkg-config --cflags --libs uidgen) &&
 		so=$(ldd "$out/prog" | awk "/libuidgen.so.1 =>/ {print \$3}") &&
-		[ "$(readlink -f "$so")" = "$libdir/libuidgen.so.1.1.0" ]'
+		[ "$(readlink -f "$so")" = "$libdir/libuidgen.so.$libver" ]'
 
 # In the VM (this machine's root, read-only): the packaged module, with
 # /dev/uid given to a group, and the packaged CLI and library.

@@ -44,4 +44,8 @@ like "summarize: a suite not in the list" "$(cat "$tmp/out")" '^stray: +not in t
 printf '%s\n' 'a 3 0' 'c 2 1' > "$tmp/summary"
 summarize "$tmp/summary" a c > "$tmp/out"
 is "summarize: all named and run" "$(tail -n 1 "$tmp/out")" "total 5 1"
+printf '%s\n' 'a 3 0' 'c 2 0' 'a 0 3' > "$tmp/summary"
+summarize "$tmp/summary" a c > "$tmp/out"
+like "summarize: a suite reported twice" "$(cat "$tmp/out")" '^a: +reported more than once$'
+is "summarize: and that fails" "$(tail -n 1 "$tmp/out")" "total 5 1"
 done_testing

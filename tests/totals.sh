@@ -84,6 +84,10 @@ summarize() {
 			_tf=$((_tf + 1))
 			continue
 		fi
+		if [ "$(awk -v n="$_name" '$1 == n' "$_sum" | wc -l)" -gt 1 ]; then
+			printf '%-21s reported more than once\n' "$_name:"
+			_tf=$((_tf + 1))
+		fi
 		_p=${_line% *}
 		_f=${_line#* }
 		if [ $((_p + _f)) -eq 0 ]; then

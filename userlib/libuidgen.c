@@ -394,6 +394,14 @@ int uidgen_next(struct uidgen *g, uint64_t *id)
 			      (uint64_t)ts.tv_nsec < c->deadline_nsec), 1)) {
 		*id = c->next++;
 		ret = 0;
+		/*
+		 * A handler that ran fork() between the checks and the take
+		 * leaves the child here with its page wiped: a run of owner
+		 * 0. Look again; hand out nothing from a page that is gone.
+		 */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (__builtin_expect(c->owner != g->serial, 0))
+			ret = uidgen_next_slow(g, id);
 	} else {
 		ret = uidgen_next_slow(g, id);
 	}

@@ -24,8 +24,9 @@ ok "state save" $U state save $state
 like "the state file holds a floor" "$(cat $state)" "^floor_ms=[0-9]{13}$"
 floor=$(sed -n 's/^floor_ms=//p' $state)
 # The largest ID read, decoded (not high_water_ms: the CLI added to that).
-t_max=$(date -u -d "$($U decode "$max1" | sed -n 's/.* time=\([^ ]*\) .*/\1/p')" +%s%3N)
-like "the largest ID decodes to a time" "$t_max" '^[0-9]{13}$'
+iso_max=$($U decode "$max1" | sed -n 's/.* time=\([^ ]*\) .*/\1/p')
+like "the largest ID decodes to a time" "$iso_max" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$'
+t_max=$(date -u -d "${iso_max:-no time}" +%s%3N)
 ok "the floor ($floor) is at or after the largest ID's tick ($t_max)" \
 	[ "$floor" -ge "$t_max" ]
 rmmod uidgen
