@@ -114,7 +114,7 @@ check "rmmod" '[ "$(get rmmod)" = ok ]'
 check "the VM finished, its kernel log clean" '[ $vmrc -eq 0 ]'
 
 check "the installed extension resolves libuidgen.so.1 from libuidgen1" \
-	'[ "$(ldd /usr/lib/postgresql/15/lib/uidgen.so | awk "/libuidgen.so.1 =>/ {print \$3}" | xargs readlink -f)" = "$libdir/libuidgen.so.1.1.0" ]'
+	'[ "$(ldd /usr/lib/postgresql/15/lib/uidgen.so | awk "/libuidgen.so.1 =>/ {print \$3}" | xargs readlink -f)" = "$libdir/libuidgen.so.$libver" ]'
 check "dpkg --purge removes all five" 'purge && ! dpkg -s $pkgs 2> /dev/null | grep "^Status: install" > /dev/null'
 check "dkms knows it no more" '[ -z "$(dkms status -m uidgen)" ]'
 check "the module is gone" '! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
