@@ -360,6 +360,28 @@ static void cost(void)
 	       rows[R_NEXT].best / rows[R_SNOWFLAKE].best);
 }
 
+/* uidgen_fill(): @n IDs a call, the C side of the bindings' batch(n). */
+static long op_fill(struct ctx *c)
+{
+	return uidgen_fill(c->raw, c->buf, c->n);
+}
+
+/*
+ * The C library's figures the bindings' next() and batch(4096) are put
+ * against (bench/guest.sh): "c ROW NS" lines.
+ */
+static void bindings(void)
+{
+	struct ctx c;
+
+	open_ctx(&c);
+	pin(0);
+	c.n = 1;
+	printf("c next %.1f\n", measure(op_next, &c));
+	c.n = 4096;
+	printf("c batch4096 %.1f\n", measure(op_fill, &c));
+}
+
 /* The read() target alone: a quicker look while working on the module. */
 static void quick(void)
 {
@@ -535,8 +557,10 @@ int main(int argc, char **argv)
 		scale();
 	else if (argc == 2 && !strcmp(argv[1], "ceiling"))
 		ceiling();
+	else if (argc == 2 && !strcmp(argv[1], "bindings"))
+		bindings();
 	else {
-		fprintf(stderr, "usage: uidgen_bench cost|curve|scale|ceiling\n");
+		fprintf(stderr, "usage: uidgen_bench cost|curve|scale|ceiling|bindings\n");
 		return 2;
 	}
 	return 0;
