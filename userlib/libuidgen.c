@@ -225,19 +225,28 @@ static struct uidgen_tcache *uidgen_tc_get(void)
 	return c;
 }
 
-int uidgen_open(struct uidgen **gp, const char *path)
+/*
+ * @flags: 0 or O_NONBLOCK. With O_NONBLOCK the kernel never sleeps for a
+ * tick or for the grant: read(), UIDGEN_IOC_BATCH and UIDGEN_IOC_RESERVE
+ * fail with EAGAIN instead, so uidgen_next() and uidgen_fill() return
+ * -EAGAIN and the caller waits its own way (and stays cancellable: a
+ * sleep in the kernel is restarted after an SA_RESTART handler).
+ */
+int uidgen_open_flags(struct uidgen **gp, const char *path, int flags)
 {
 	struct uidgen_info info;
 	int saved = errno, ret;
 	struct uidgen *g;
 	void *page;
 
+	if (flags & ~O_NONBLOCK)
+		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	if (!g) {
 		errno = saved;
 		return -ENOMEM;
 	}
-	g->fd = open(path ? path : UIDGEN_DEVICE, O_RDONLY | O_CLOEXEC);
+	g->fd = open(path ? path : UIDGEN_DEVICE, O_RDONLY | O_CLOEXEC | flags);
 	if (g->fd < 0) {
 		ret = -errno;
 		free(g);
@@ -264,6 +273,11 @@ int uidgen_open(struct uidgen **gp, const char *path)
 	*gp = g;
 	errno = saved;
 	return 0;
+}
+
+int uidgen_open(struct uidgen **gp, const char *path)
+{
+	return uidgen_open_flags(gp, path, 0);
 }
 
 void uidgen_close(struct uidgen *g)

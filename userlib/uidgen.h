@@ -50,6 +50,8 @@ enum uidgen_format {
 #define UIDGEN_FMT_MAX	21
 
 int uidgen_open(struct uidgen **gp, const char *path);
+/* flags: 0 or O_NONBLOCK (uidgen_next() and uidgen_fill() give -EAGAIN). */
+int uidgen_open_flags(struct uidgen **gp, const char *path, int flags);
 void uidgen_close(struct uidgen *g);
 int uidgen_next(struct uidgen *g, uint64_t *id);
 int uidgen_set_cache(struct uidgen *g, uint32_t max_run, uint32_t stale_ticks);

@@ -7,6 +7,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <linux/filter.h>
@@ -348,6 +349,18 @@ static void test_errors_keep_errno(void)
 	ret = uidgen_open(&g, "/nonexistent/uid");
 	CHECK(ret == -ENOENT, "open: %d", ret);
 	CHECK(errno == 1234, "errno untouched: %d", errno);
+	/* uidgen_open_flags(): O_NONBLOCK or nothing; EINVAL, no open. */
+	ret = uidgen_open_flags(&g, "/dev/null", O_RDWR);
+	CHECK(ret == -EINVAL, "open_flags O_RDWR: %d", ret);
+	ret = uidgen_open_flags(&g, "/dev/null", O_NONBLOCK | O_CLOEXEC);
+	CHECK(ret == -EINVAL, "open_flags O_NONBLOCK|O_CLOEXEC: %d", ret);
+	ret = uidgen_open_flags(&g, "/nonexistent/uid", O_NONBLOCK);
+	CHECK(ret == -ENOENT, "open_flags nonexistent: %d", ret);
+	CHECK(errno == 1234, "errno untouched: %d", errno);
+	ret = uidgen_open_flags(&g, "/dev/null", O_NONBLOCK);
+	CHECK(ret == 0, "open_flags /dev/null O_NONBLOCK: %d", ret);
+	if (!ret)
+		uidgen_close(g);
 	ret = uidgen_open(&g, "/dev/null");
 	CHECK(ret == 0, "open /dev/null: %d", ret);
 	if (!ret) {
@@ -424,6 +437,26 @@ static void test_device(void)
 	      "fill beyond UIDGEN_BATCH_MAX");
 	CHECK(uidgen_decode(&info, big[0], &p) == 0 && p.node == info.node_id,
 	      "decoded node %u", p.node);
+
+	/* A non-blocking handle mints the same way while IDs are there. */
+	{
+		struct uidgen *nb;
+		uint64_t id1 = 0, id2 = 0;
+
+		ret = uidgen_open_flags(&nb, NULL, O_NONBLOCK);
+		CHECK(ret == 0, "open_flags O_NONBLOCK: %d", ret);
+		if (!ret) {
+			CHECK(uidgen_next(nb, &id1) == 0 &&
+			      uidgen_decode(&info, id1, &p) == 0 &&
+			      p.node == info.node_id,
+			      "next, non-blocking: %llu", (unsigned long long)id1);
+			CHECK(uidgen_fill(nb, &id2, 1) == 1 && id2 != id1 &&
+			      uidgen_decode(&info, id2, &p) == 0 &&
+			      p.node == info.node_id,
+			      "fill, non-blocking: %llu", (unsigned long long)id2);
+			uidgen_close(nb);
+		}
+	}
 
 	all = calloc((size_t)T * PER, 8);
 	CHECK(all != NULL, "calloc");
