@@ -12,12 +12,15 @@
 #include "postgres.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "access/htup_details.h"
+#include "pgstat.h"
+#include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
@@ -71,7 +74,7 @@ static void uidgen_pg_error(int err, const char *what)
 		ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg("uidgen: %s: the ID timestamp field is exhausted for this layout and epoch", what),
-			 errhint("Reload the module with a later epoch_ms or a wider ts_bits.")));
+			 errhint("A layout with a later epoch_ms or a wider ts_bits is a new key space: its IDs start again near 0 and would collide with the keys issued so far. Use it only for new keys (a new column or table), never by reloading the module under existing keys.")));
 		break;
 	default:
 		ereport(ERROR,
@@ -89,7 +92,13 @@ static struct uidgen *uidgen_pg_handle(void)
 
 	if (uidgen_handle)
 		return uidgen_handle;
-	ret = uidgen_open(&g, NULL);
+	/*
+	 * Non-blocking: the kernel never sleeps for a tick or for the grant
+	 * (such a sleep is restarted after PostgreSQL's SA_RESTART handlers,
+	 * so statement_timeout and cancel would never be seen); we wait on
+	 * our latch instead. See uidgen_pg_next().
+	 */
+	ret = uidgen_open_flags(&g, NULL, O_NONBLOCK);
 	if (ret)
 		uidgen_pg_error(-ret, "open " UIDGEN_DEVICE);
 	ret = uidgen_info(g, &uidgen_layout);
@@ -112,9 +121,17 @@ static int64 uidgen_pg_next(struct uidgen *g)
 	uint64_t id;
 	int ret;
 
-	/* A signal (statement_timeout, cancel) while waiting for a tick. */
-	while ((ret = uidgen_next(g, &id)) == -EINTR || ret == -EAGAIN)
+	/*
+	 * -EAGAIN: this tick's IDs are spent (or the grant is reached); wait
+	 * a millisecond on the latch, which a signal sets, and see to cancel,
+	 * statement_timeout and termination before trying again.
+	 */
+	while ((ret = uidgen_next(g, &id)) == -EAGAIN || ret == -EINTR) {
+		(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+				1, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
+	}
 	if (ret)
 		uidgen_pg_error(-ret, "uidgen_next");
 	return (int64)id;

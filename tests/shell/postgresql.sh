@@ -4,8 +4,9 @@
 # and the real module, in the VM: `make install` (into tmpfs copies of
 # PostgreSQL's library and extension directories, the guest's / being
 # read-only), initdb into /tmp as the postgres user, then pg_regress with
-# the module loaded five ways: default layout and node 7; another layout;
-# no node ID; a node ID pending (no floor); no module. Each pg_regress
+# the module loaded six ways: default layout and node 7; another layout;
+# no node ID; a node ID pending (no floor); four IDs per 10-second tick
+# (waits, statement_timeout); no module. Each pg_regress
 # test is one TAP result, plus the set-up steps and "no backend crashed".
 #
 # Run as root in the repository, the module unloaded; clients/postgresql
@@ -53,7 +54,8 @@ ok "the server starts" \
 # regress NAME TEST...: pg_regress those tests; one TAP line per test.
 regress() {
 	name=$1; shift
-	"$REGRESS" --inputdir=clients/postgresql --outputdir=$T/$name \
+	# A hang (a wait nothing cancels) is a failure, not a stuck suite.
+	timeout 180 "$REGRESS" --inputdir=clients/postgresql --outputdir=$T/$name \
 		--bindir="$PGBIN" --host=$T --user=postgres \
 		--load-extension=uidgen "$@" > $T/$name.log 2>&1
 	for t in "$@"; do
@@ -89,6 +91,9 @@ regress nonode uidgen_nonode
 unload
 insmod "$KO" node_id=5
 regress pending uidgen_pending
+unload
+insmod "$KO" node_id=2 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=10000000
+regress wait uidgen_wait
 unload
 regress nomodule uidgen_nomodule
 
