@@ -104,8 +104,13 @@ func fail(op string, err error) error {
 	return err
 }
 
-// Uidgen is a handle on /dev/uid. It is safe for concurrent use.
+// Uidgen is a handle on /dev/uid. It is safe for concurrent use. After
+// Close every method that uses the device fails with EBADF.
 type Uidgen struct {
+	// fdMu: read-held around each use of fd, held by Close, which sets
+	// fd to -1, so a closed handle never reaches a file that was given
+	// the same number since.
+	fdMu   sync.RWMutex
 	fd     int
 	page   []byte
 	layout Info
@@ -145,13 +150,38 @@ func Open(path string) (*Uidgen, error) {
 	return g, nil
 }
 
-// Close releases the handle.
+// Close releases the handle; it waits for calls in progress on it. Closing
+// it again fails with EBADF, as does every later use of the device.
 func (g *Uidgen) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.fdMu.Lock()
+	defer g.fdMu.Unlock()
+	if g.fd < 0 {
+		return &Error{Op: "Close", Errno: syscall.EBADF}
+	}
 	if g.page != nil {
 		syscall.Munmap(g.page)
 		g.page = nil
 	}
-	return syscall.Close(g.fd)
+	g.cached = false
+	fd := g.fd
+	g.fd = -1
+	if err := syscall.Close(fd); err != nil {
+		return fail("close", err)
+	}
+	return nil
+}
+
+// useFd read-locks fdMu and returns the fd, or EBADF (unlocked) once the
+// handle is closed. The caller unlocks with g.fdMu.RUnlock().
+func (g *Uidgen) useFd(op string) (int, error) {
+	g.fdMu.RLock()
+	if g.fd < 0 {
+		g.fdMu.RUnlock()
+		return -1, &Error{Op: op, Errno: syscall.EBADF}
+	}
+	return g.fd, nil
 }
 
 func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
@@ -170,7 +200,12 @@ func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
 // Info is UIDGEN_IOC_INFO: the layout in force and the node ID.
 func (g *Uidgen) Info() (Info, error) {
 	in := Info{Size: uint32(unsafe.Sizeof(Info{}))}
-	if err := ioctl(g.fd, iocInfo, unsafe.Pointer(&in)); err != nil {
+	fd, err := g.useFd("UIDGEN_IOC_INFO")
+	if err != nil {
+		return Info{}, err
+	}
+	defer g.fdMu.RUnlock()
+	if err := ioctl(fd, iocInfo, unsafe.Pointer(&in)); err != nil {
 		return Info{}, fail("UIDGEN_IOC_INFO", err)
 	}
 	return in, nil
@@ -191,14 +226,16 @@ func (g *Uidgen) fenceNow() uint32 {
 
 // Next returns one fresh ID, from the handle's reserved run when it can.
 func (g *Uidgen) Next() (uint64, error) {
+	g.mu.Lock()
 	if g.page == nil {
+		// No cache (or closed): read() sees to EBADF.
+		g.mu.Unlock()
 		var id [1]uint64
 		if err := g.read(id[:]); err != nil {
 			return 0, err
 		}
 		return id[0], nil
 	}
-	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.cached && g.next < g.end && g.fenceNow() == g.fence && boottime() < g.deadline {
 		id := g.next
@@ -226,7 +263,13 @@ func (g *Uidgen) refill() (uint64, error) {
 	}
 	g.cached = false
 	r := reserve{Size: uint32(unsafe.Sizeof(reserve{})), Count: run}
-	if err := ioctl(g.fd, iocRes, unsafe.Pointer(&r)); err != nil {
+	fd, err := g.useFd("UIDGEN_IOC_RESERVE")
+	if err != nil {
+		return 0, err
+	}
+	err = ioctl(fd, iocRes, unsafe.Pointer(&r))
+	g.fdMu.RUnlock()
+	if err != nil {
 		return 0, fail("UIDGEN_IOC_RESERVE", err)
 	}
 	g.run, g.start, g.next, g.end = run, r.First, r.First+1, r.First+uint64(r.Count)
@@ -237,6 +280,11 @@ func (g *Uidgen) refill() (uint64, error) {
 }
 
 func (g *Uidgen) read(ids []uint64) error {
+	fd, err := g.useFd("read " + Device)
+	if err != nil {
+		return err
+	}
+	defer g.fdMu.RUnlock()
 	done := 0
 	for done < len(ids) {
 		chunk := ids[done:]
@@ -244,12 +292,17 @@ func (g *Uidgen) read(ids []uint64) error {
 			chunk = chunk[:batchMax]
 		}
 		buf := unsafe.Slice((*byte)(unsafe.Pointer(&chunk[0])), 8*len(chunk))
-		n, err := syscall.Read(g.fd, buf)
+		n, err := syscall.Read(fd, buf)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
 			return fail("read "+Device, err)
+		}
+		// The device returns whole IDs, never end of file: anything
+		// else is not /dev/uid.
+		if n <= 0 || n%8 != 0 {
+			return &Error{Op: "read " + Device, Errno: syscall.EIO}
 		}
 		done += n / 8
 	}

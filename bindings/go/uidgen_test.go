@@ -307,3 +307,79 @@ func TestRevokeStopsNext(t *testing.T) {
 		t.Fatalf("node %d", p.Node)
 	}
 }
+
+// A handle over /dev/zero (no device needed): the binding reads 8 zero
+// bytes as an ID, so what a closed handle would read is visible.
+func zeroHandle(t *testing.T) *Uidgen {
+	t.Helper()
+	fd, err := syscall.Open("/dev/zero", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("open /dev/zero: %v", err)
+	}
+	return &Uidgen{fd: fd}
+}
+
+// After Close: EBADF from Next, Batch, Info and Close itself, even when
+// the fd number has been given to another file since (which the old
+// binding went on reading from, and closed on a second Close).
+func TestClosedHandleEBADF(t *testing.T) {
+	g := zeroHandle(t)
+	if id, err := g.Next(); err != nil || id != 0 {
+		t.Fatalf("Next before Close: %d, %v; want 0, nil", id, err)
+	}
+	old := g.fd
+	if err := g.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// Most likely the same number: a file of 8 bytes 0x01.
+	f, err := os.CreateTemp(t.TempDir(), "reuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(bytes.Repeat([]byte{1}, 8)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("closed fd %d, the new file has fd %d", old, f.Fd())
+	if id, err := g.Next(); !errors.Is(err, syscall.EBADF) {
+		t.Errorf("Next after Close: %#x, %v; want EBADF", id, err)
+	}
+	if ids, err := g.Batch(1); !errors.Is(err, syscall.EBADF) {
+		t.Errorf("Batch after Close: %v, %v; want EBADF", ids, err)
+	}
+	if _, err := g.Info(); !errors.Is(err, syscall.EBADF) {
+		t.Errorf("Info after Close: %v; want EBADF", err)
+	}
+	if err := g.Close(); !errors.Is(err, syscall.EBADF) {
+		t.Errorf("second Close: %v; want EBADF", err)
+	}
+	// The other file is still open and unread.
+	buf := make([]byte, 9)
+	if n, err := f.Read(buf); n != 8 || err != nil {
+		t.Errorf("the file with the reused number: read %d, %v; want 8 bytes still there", n, err)
+	}
+}
+
+// A read of 0 bytes (end of file: not /dev/uid) is EIO, not a loop.
+func TestReadEOFIsEIO(t *testing.T) {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(p[1])
+	g := &Uidgen{fd: p[0]}
+	defer g.Close()
+	done := make(chan error, 1)
+	go func() { _, err := g.Batch(2); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, syscall.EIO) {
+			t.Errorf("Batch at end of file: %v; want EIO", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Batch at end of file: still looping after 10 s")
+	}
+}
