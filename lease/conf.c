@@ -19,6 +19,7 @@ void lease_conf_defaults(struct lease_conf *c)
 	c->cluster = strdup("default");
 	c->device = strdup("/dev/uid");
 	c->machine_id_file = strdup("/etc/machine-id");
+	c->boot_id_file = strdup("/proc/sys/kernel/random/boot_id");
 	c->sim_node_bits = 10;
 	c->ttl_s = 10;
 	c->margin_ms = 1000;
@@ -59,6 +60,7 @@ int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
 #define S(f) { #f, offsetof(struct lease_conf, f) }
 		S(endpoints), S(cluster), S(cacert), S(cert), S(key), S(user),
 		S(password_file), S(device), S(machine_id_file), S(machine_id),
+		S(boot_id_file),
 #undef S
 	};
 	size_t i;
