@@ -270,6 +270,9 @@ check "lease.conf: a TTL below 2 s is refused (exit 2)" \
 printf 'endpoint = x\n' > "$out/bad2.conf"
 check "lease.conf: an unknown key is refused (exit 2)" \
 	'"$agent" -c "$out/bad2.conf" > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "unknown setting .endpoint." "$out/bad.log"'
+printf 'endpoints = http://127.0.0.1:1\nttl = 2\nrate_ppm = 500000\nmargin_ms = 1000\n' > "$out/bad3.conf"
+check "lease.conf: a margin not below TTL x (1 - rate) is refused (exit 2)" \
+	'"$agent" -c "$out/bad3.conf" -o machine_id=x > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "margin_ms 1000 is not below TTL x (1 - rate_ppm) = 1000 ms" "$out/bad.log"'
 check "the shipped lease.conf parses" \
 	'"$agent" -c etc/lease.conf.example -o machine_id=x -o device=/nonexistent > "$out/ex.log" 2>&1; grep -q "/nonexistent: No such file" "$out/ex.log"'
 tap_end
