@@ -12,6 +12,8 @@
 #   make bench      set up, boot a VM, print the benchmark table and plot
 #   make bench-lease  500 uidgen-lease agents (device stand-in) against a
 #                   3-member etcd: claim latency, agents outnumbering IDs
+#   make bench-pg   PostgreSQL 15 in a VM: insert rate, index size, WAL and
+#                   time ranges for bigserial, uidgen and UUID keys (ROWS=N)
 #   make docs       Documentation/ as HTML in build/docs/html (sphinx)
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make check-kcsan  the concurrency, node and fault suites on a KCSAN kernel
@@ -26,7 +28,8 @@
 #                   rebuilds it for every new kernel)
 #   make dkms-uninstall  dkms remove it from every kernel, and the source
 #   make deb        Debian packages in build/deb/: uidgen-dkms, libuidgen1,
-#                   libuidgen-dev, uidgen-tools (dpkg-buildpackage)
+#                   libuidgen-dev, uidgen-tools, postgresql-15-uidgen
+#                   (dpkg-buildpackage)
 #   make clean
 
 # This machine's kernel if it has headers, else Debian's 6.1 headers (the
@@ -63,8 +66,17 @@ lease:
 selftests:
 	$(MAKE) -C selftests
 
-tests: userlib selftests
-	$(MAKE) -C userlib tests/unit tests/unit-asan tests/unit-tsan
+tests: userlib selftests clients
+	$(MAKE) -C userlib tests/unit tests/unit-asan tests/unit-tsan tests/uuid
+
+# The clients the VM suites test: the PostgreSQL extension (PGXS), the Go
+# binding's test binary (built here, run in the guest), and tests/lib/idref
+# (libuidgen's answers, which both bindings' tests compare theirs with).
+GO_ENV = GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go GOFLAGS=-mod=mod GOTOOLCHAIN=local
+clients: userlib
+	$(MAKE) -C clients/postgresql
+	$(CC) -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuapi -Iuserlib -o tests/lib/idref tests/lib/idref.c userlib/libuidgen.a
+	cd bindings/go && $(GO_ENV) go vet ./... && $(GO_ENV) go test -c -o uidgen.test .
 
 setup:
 	tests/setup.sh
@@ -89,9 +101,14 @@ bench-lease: setup
 	bench/lease-sim.sh
 
 bench: setup
-	$(MAKE) module userlib
+	$(MAKE) module userlib clients
 	$(MAKE) -C bench
 	bench/bench.sh
+
+# PostgreSQL keys in a VM (a benchmark, not a test; not in make check).
+bench-pg: setup
+	$(MAKE) module userlib clients
+	bench/pg.sh $(if $(ROWS),-n $(ROWS))
 
 kunit: setup
 	tests/kunit/run.sh
@@ -171,7 +188,8 @@ docs:
 version:
 	@echo $(VERSION)
 
-# Debian packages (uidgen-dkms, libuidgen1, libuidgen-dev, uidgen-tools)
+# Debian packages (uidgen-dkms, libuidgen1, libuidgen-dev, uidgen-tools,
+# postgresql-15-uidgen)
 # in build/deb/, built from a copy of the files git tracks or would.
 deb:
 	rm -rf build/deb
@@ -195,6 +213,9 @@ clean:
 	$(MAKE) -C lease clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C bench clean
+	$(MAKE) -C clients/postgresql clean
+	rm -f tests/lib/idref bindings/go/uidgen.test
+	-chmod -R u+w build/go 2>/dev/null
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster bench-lease selftests tests setup demo check bench kunit check-kcsan style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -258,6 +258,28 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 	return done ? (long)done : err;
 }
 
+/*
+ * One ID, the commonest read: one section, one store, no loop. Returns
+ * true if it stored it; anything else (a wait, an error, a fault) is left
+ * to uidgen_fill(), which finds it again (a fault's ID is a gap).
+ */
+static __always_inline bool uidgen_read_one(u64 __user *dst)
+{
+	u64 id, wait_tick;
+	bool done = false;
+
+	uidgen_enter();
+	if (uidgen_take(uidgen_my_slot(), 1, &id, &wait_tick) > 0 &&
+	    user_access_begin(dst, sizeof(*dst))) {
+		unsafe_put_user(id, dst, fault);
+		done = true;
+fault:
+		user_access_end();
+	}
+	uidgen_leave();
+	return done;
+}
+
 static ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
 			   loff_t *ppos)
 {
@@ -265,6 +287,8 @@ static ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
 
 	if (len < sizeof(u64))
 		return -EINVAL;
+	if (len < 2 * sizeof(u64) && uidgen_read_one((u64 __user *)ubuf))
+		return sizeof(u64);
 	ret = uidgen_fill((u64 __user *)ubuf, len / sizeof(u64),
 			  file->f_flags & O_NONBLOCK);
 	return ret < 0 ? ret : ret * sizeof(u64);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make deb, for real: build the four Debian packages, lintian them, install
+# make deb, for real: build the five Debian packages, lintian them, install
 # them on this machine with dpkg, let the kernel's DKMS hook build the
 # module for a kernel this machine does not run (Debian's 6.12, as on a
 # kernel upgrade), boot that kernel and use the packaged module, CLI and
@@ -16,7 +16,7 @@ cd "$repo"
 host_opts 6.12 "$@" || exit
 host_out deb-test
 version=$(make -s version)
-pkgs="uidgen-dkms libuidgen1 libuidgen-dev uidgen-tools"
+pkgs="uidgen-dkms libuidgen1 libuidgen-dev uidgen-tools postgresql-15-uidgen"
 libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # The library's own version (userlib/Makefile), not the module's.
 libver=$(sed -n 's/^LIBVER := //p' userlib/Makefile)
@@ -30,7 +30,8 @@ check "debian/changelog has the module's version ($version)" \
 	'[ "$(dpkg-parsechangelog -S Version)" = "$version" ]'
 check "make deb" 'make -s deb > "$out/build.log" 2>&1'
 for p in uidgen-dkms_${version}_all libuidgen1_${version}_amd64 \
-	libuidgen-dev_${version}_amd64 uidgen-tools_${version}_amd64; do
+	libuidgen-dev_${version}_amd64 uidgen-tools_${version}_amd64 \
+	postgresql-15-uidgen_${version}_amd64; do
 	check "built $p.deb" '[ -f "$deb/$p.deb" ]'
 done
 check "lintian: no error or warning" \
@@ -62,9 +63,17 @@ check "uidgen-tools: CLI, sections 1 and 4, units, modprobe.d example" \
 	'has uidgen-tools /usr/bin/uidgen /usr/share/man/man1/uidgen.1.gz /usr/share/man/man4/uid.4.gz \
 		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-persist.service \
 		/usr/share/doc/uidgen-tools/examples/uidgen.conf.example'
+check "postgresql-15-uidgen: the extension where PostgreSQL 15 looks" \
+	'has postgresql-15-uidgen /usr/lib/postgresql/15/lib/uidgen.so \
+		/usr/share/postgresql/15/extension/uidgen.control \
+		/usr/share/postgresql/15/extension/uidgen--1.0.sql'
+check "postgresql-15-uidgen depends on postgresql-15 and libuidgen1 (no rpath)" \
+	'dpkg-deb -f "$deb"/postgresql-15-uidgen_*.deb Depends | grep "postgresql-15, .*libuidgen1 (>= $version)" > /dev/null &&
+		dpkg-deb -x "$deb"/postgresql-15-uidgen_*.deb "$out/pg" &&
+		! readelf -d "$out/pg/usr/lib/postgresql/15/lib/uidgen.so" | grep -i -E "rpath|runpath"'
 
-check "dpkg -i installs all four" \
-	'dpkg -i "$deb"/{uidgen-dkms_*_all,libuidgen1_*_amd64,libuidgen-dev_*_amd64,uidgen-tools_*_amd64}.deb'
+check "dpkg -i installs all five" \
+	'dpkg -i "$deb"/{uidgen-dkms_*_all,libuidgen1_*_amd64,libuidgen-dev_*_amd64,uidgen-tools_*_amd64,postgresql-15-uidgen_*_amd64}.deb'
 # (grep without -q: an early exit would be a SIGPIPE, and pipefail is on)
 installed() { dkms status -m uidgen -v "$version" -k "$kver" | grep ": installed" > /dev/null; }
 check "dpkg -i had DKMS build it for $kver" 'installed'
@@ -104,7 +113,9 @@ check "the program, on the packaged .so, as group 4242" '[ "$(get prog)" = "node
 check "rmmod" '[ "$(get rmmod)" = ok ]'
 check "the VM finished, its kernel log clean" '[ $vmrc -eq 0 ]'
 
-check "dpkg --purge removes all four" 'purge && ! dpkg -s $pkgs 2> /dev/null | grep "^Status: install" > /dev/null'
+check "the installed extension resolves libuidgen.so.1 from libuidgen1" \
+	'[ "$(ldd /usr/lib/postgresql/15/lib/uidgen.so | awk "/libuidgen.so.1 =>/ {print \$3}" | xargs readlink -f)" = "$libdir/libuidgen.so.$libver" ]'
+check "dpkg --purge removes all five" 'purge && ! dpkg -s $pkgs 2> /dev/null | grep "^Status: install" > /dev/null'
 check "dkms knows it no more" '[ -z "$(dkms status -m uidgen)" ]'
 check "the module is gone" '! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
 check "and its source, CLI and library" \

@@ -10,6 +10,7 @@ linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-n
 clang pkg-config man-db dkms python3-sphinx debhelper dh-dkms dpkg-dev lintian
 build-essential git systemd
 libcurl4-openssl-dev libjson-c-dev etcd-server etcd-client openssl iproute2
+postgresql-15 postgresql-server-dev-15 golang-go python3-pip python3-setuptools python3-wheel
 ${UIDGEN_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

@@ -38,8 +38,8 @@ struct keep_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %1$s [-d DEVICE] [-n COUNT] [-f dec|hex|b32]\n"
-		"       %1$s [-d DEVICE] decode [-f auto|dec|hex|b32] ID...\n"
+		"Usage: %1$s [-d DEVICE] [-n COUNT] [-f dec|hex|b32|uuid|ulid]\n"
+		"       %1$s [-d DEVICE] decode [-f auto|dec|hex|b32|uuid|ulid] ID...\n"
 		"       %1$s [-d DEVICE] info\n"
 		"       %1$s [-d DEVICE] set-node NODE_ID --new|--floor MS|--state FILE\n"
 		"       %1$s [-d DEVICE] revoke-node\n"
@@ -52,14 +52,16 @@ static void usage(FILE *f)
 		"\n"
 		"  -d, --device PATH   the uidgen device (default " UIDGEN_DEVICE ")\n"
 		"  -n, --count N       how many IDs to print\n"
-		"  -f, --format FMT    dec (default), hex (0x and 16 digits) or b32 (13 Crockford\n"
-		"                      base32 digits that sort like the IDs); for decode,\n"
-		"                      how to read the IDs (default auto: 0x.. is hex,\n"
-		"                      digits only is decimal, else b32)\n"
+		"  -f, --format FMT    dec (default), hex (0x and 16 digits), b32 (13 Crockford\n"
+		"                      base32 digits that sort like the IDs), uuid (the ID's\n"
+		"                      lossless UUIDv7, which sorts like it) or ulid (the same\n"
+		"                      128 bits as a ULID); for decode, how to read the IDs\n"
+		"                      (default auto: 0x.. is hex, digits only is decimal,\n"
+		"                      36 or 32 characters a UUID, 26 a ULID, else b32)\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       the version\n"
 		"\n"
-		"decode   print each ID's time (UTC), node, slot and sequence, using the\n"
+		"decode   print each ID's time (UTC), node, slot, sequence and UUID, using the\n"
 		"         layout of the loaded module (the default layout if none is)\n"
 		"info     print the layout, tick, epoch and node ID of the loaded module\n"
 		"set-node assign the node ID (decimal) with its floor, in one step (needs\n"
@@ -145,9 +147,20 @@ static int parse_opt(const char *opt, const char *s, unsigned long long min,
 	return ret || *v < min ? -1 : 0;
 }
 
+/*
+ * The CLI's formats beyond libuidgen's: an ID's UUIDv7 and ULID views
+ * (uidgen_to_uuid(), Documentation/uuid.rst), which need the layout.
+ */
+#define FMT_UUID	((enum uidgen_format)(UIDGEN_FMT_B32 + 1))
+#define FMT_ULID	((enum uidgen_format)(UIDGEN_FMT_B32 + 2))
+
 static int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
 {
-	if (!strcmp(s, "dec"))
+	if (!strcmp(s, "uuid"))
+		*fmt = FMT_UUID;
+	else if (!strcmp(s, "ulid"))
+		*fmt = FMT_ULID;
+	else if (!strcmp(s, "dec"))
 		*fmt = UIDGEN_FMT_DEC;
 	else if (!strcmp(s, "hex"))
 		*fmt = UIDGEN_FMT_HEX;
@@ -174,17 +187,39 @@ static void format_time(int64_t unix_ms, char *buf, size_t len)
 		 (int)(unix_ms % 1000));
 }
 
+/* @id as @fmt; the UUID and ULID by the layout @info. */
+static int format_id(const struct uidgen_info *info, uint64_t id,
+		     enum uidgen_format fmt, char *buf, size_t len)
+{
+	uint8_t u[16];
+	int ret;
+
+	if (fmt != FMT_UUID && fmt != FMT_ULID)
+		return uidgen_format(id, fmt, buf, len);
+	ret = uidgen_to_uuid(info, id, 0, u);
+	if (ret)
+		return ret;
+	return uidgen_format_uuid(u, fmt == FMT_UUID ? UIDGEN_UUID_TEXT :
+				  UIDGEN_ULID_TEXT, buf, len);
+}
+
 static int cmd_generate(const char *dev, unsigned long count,
 			enum uidgen_format fmt)
 {
+	char text[UIDGEN_UUID_STR_MAX];
+	struct uidgen_info info;
 	uint64_t ids[1024];
 	struct uidgen *g;
-	char text[UIDGEN_FMT_MAX];
 	int ret;
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
+	if ((fmt == FMT_UUID || fmt == FMT_ULID) &&
+	    (ret = uidgen_info(g, &info))) {
+		uidgen_close(g);
+		return fail(ret, "reading the layout");
+	}
 	while (count) {
 		size_t want = count < 1024 ? count : 1024;
 		long got = uidgen_fill(g, ids, want);
@@ -195,7 +230,11 @@ static int cmd_generate(const char *dev, unsigned long count,
 			return fail(got, "reading IDs");
 		}
 		for (i = 0; i < got; i++) {
-			uidgen_format(ids[i], fmt, text, sizeof(text));
+			ret = format_id(&info, ids[i], fmt, text, sizeof(text));
+			if (ret < 0) {
+				uidgen_close(g);
+				return fail(ret, "formatting an ID");
+			}
 			fputs(text, stdout);
 			putchar('\n');
 		}
@@ -222,22 +261,32 @@ static int cmd_generate(const char *dev, unsigned long count,
  */
 static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
 {
+	size_t len = strlen(s);
+
 	if (fmt != UIDGEN_FMT_AUTO)
 		return fmt;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return UIDGEN_FMT_HEX;
-	if (*s && strspn(s, "0123456789") == strlen(s))
+	if (*s && strspn(s, "0123456789") == len)
 		return UIDGEN_FMT_DEC;
-	return strlen(s) == 13 ? UIDGEN_FMT_B32 : UIDGEN_FMT_DEC;
+	/* No ID has 26, 32 or 36 characters in the other formats. */
+	if (len == 36 || len == 32)
+		return FMT_UUID;
+	if (len == 26)
+		return FMT_ULID;
+	return len == 13 ? UIDGEN_FMT_B32 : UIDGEN_FMT_DEC;
 }
 
 static int cmd_decode(const char *dev, char **argv, int argc,
 		      enum uidgen_format fmt)
 {
+	char uuid[UIDGEN_UUID_STR_MAX];
+	enum uidgen_format f;
 	struct uidgen_info info;
 	struct uidgen_parts p;
 	struct uidgen *g;
 	char when[64];
+	uint8_t u[16];
 	uint64_t id;
 	int i, ret, status = 0;
 
@@ -258,7 +307,15 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			(unsigned long long)info.epoch_ms);
 	}
 	for (i = 0; i < argc; i++) {
-		ret = uidgen_parse(argv[i], auto_format(argv[i], fmt), &id);
+		f = auto_format(argv[i], fmt);
+		if (f == FMT_UUID || f == FMT_ULID) {
+			/* Either text: uidgen_parse_uuid() goes by length. */
+			ret = uidgen_parse_uuid(argv[i], u);
+			if (!ret)
+				ret = uidgen_from_uuid(&info, u, &id);
+		} else {
+			ret = uidgen_parse(argv[i], f, &id);
+		}
 		if (!ret)
 			ret = uidgen_decode(&info, id, &p);
 		if (ret) {
@@ -268,8 +325,11 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			continue;
 		}
 		format_time(p.unix_ms, when, sizeof(when));
-		printf("%s time=%s node=%" PRIu32 " slot=%" PRIu32 " seq=%" PRIu32 "\n",
-		       argv[i], when, p.node, p.slot, p.seq);
+		/* Only an ID past year 10889 has no UUID. */
+		if (format_id(&info, id, FMT_UUID, uuid, sizeof(uuid)) < 0)
+			strcpy(uuid, "-");
+		printf("%s time=%s node=%" PRIu32 " slot=%" PRIu32 " seq=%" PRIu32 " uuid=%s\n",
+		       argv[i], when, p.node, p.slot, p.seq, uuid);
 	}
 	return status;
 }

@@ -67,6 +67,28 @@ int uidgen_decode(const struct uidgen_info *info, uint64_t id,
 int uidgen_format(uint64_t id, enum uidgen_format fmt, char *buf, size_t len);
 int uidgen_parse(const char *s, enum uidgen_format fmt, uint64_t *id);
 
+/*
+ * The UUID and ULID views of an ID (userlib/uuid.c; man 3 uidgen_to_uuid).
+ * An RFC 9562 UUIDv7 (or v8) whose 48-bit Unix ms field is the ID's tick
+ * start, whose 12-bit rand_a is the tick's sub-millisecond fraction and
+ * whose rand_b holds the node, slot and sequence bits: lossless, and UUIDs
+ * compare (memcmp) in the same order as the IDs. A ULID is the same 128
+ * bits in 26 Crockford base32 digits.
+ */
+#define UIDGEN_UUID_V8		0x1U	/* uidgen_to_uuid(): version 8, not 7 */
+#define UIDGEN_UUID_TEXT	0	/* 8-4-4-4-12 lowercase hex */
+#define UIDGEN_ULID_TEXT	1	/* 26 Crockford base32 digits */
+/* Longest text, with its NUL: a UUID's 36 characters. */
+#define UIDGEN_UUID_STR_MAX	37
+
+int uidgen_to_uuid(const struct uidgen_info *info, uint64_t id,
+		   unsigned int flags, uint8_t uuid[16]);
+int uidgen_from_uuid(const struct uidgen_info *info, const uint8_t uuid[16],
+		     uint64_t *id);
+int uidgen_format_uuid(const uint8_t uuid[16], int text, char *buf,
+		       size_t len);
+int uidgen_parse_uuid(const char *s, uint8_t uuid[16]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the VM (as root, in the repository): every suite, each with
-# the module loaded the way it needs. One line per suite goes to
-# $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL".
+# the module loaded the way it needs; --no-clients leaves out the clients'
+# suites (python, go, postgresql), which need one kernel only. One line per
+# suite goes to $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL".
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
 KO=${UIDGEN_KO:-module/uidgen.ko}
@@ -54,7 +55,17 @@ suite wait selftests/uidgen_wait_test
 load node_id=4 node_new=1
 UIDGEN_NODE=4 suite fault selftests/uidgen_fault_test
 
-rmmod uidgen
+# The clients: both bindings against the device, PostgreSQL's extension
+# (pg_regress, the module loaded four ways).
+if [ "${1:-}" != --no-clients ]; then
+	load node_id=7 node_new=1
+	UIDGEN_NODE=7 suite python sh tests/shell/python.sh
+	UIDGEN_NODE=7 suite go sh tests/shell/go.sh
+	rmmod uidgen
+	suite postgresql sh tests/shell/postgresql.sh
+fi
+
+rmmod uidgen 2>/dev/null
 suite module sh tests/shell/module.sh
 suite faults sh tests/shell/faults.sh
 suite races sh tests/shell/races.sh

@@ -12,17 +12,32 @@ is "the 5 IDs are distinct" "$(printf '%s\n' "$out" | sort -u | wc -l)" 5
 is "IDs are decimal, every one" "$(printf '%s\n' "$out" | grep -Ecx '[0-9]{15,19}')" 5
 is "one ID by default" "$($U | wc -l)" 1
 
-for f in dec hex b32; do
+UUID_RE='[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
+for f in dec hex b32 uuid ulid; do
 	id=$($U -f $f)
 	case $f in
 	hex) like "hex is 0x and 16 hex digits" "$id" '^0x[0-9a-f]{16}$' ;;
 	b32) like "b32 is 13 Crockford digits" "$id" '^[0-7][0-9A-HJKMNP-TV-Z]{12}$' ;;
 	dec) like "dec is digits" "$id" '^[0-9]+$' ;;
+	uuid) like "uuid is a UUIDv7" "$id" "^$UUID_RE\$" ;;
+	ulid) like "ulid is 26 Crockford digits" "$id" '^[0-7][0-9A-HJKMNP-TV-Z]{25}$' ;;
 	esac
 	d=$($U decode "$id")
-	like "decode $f: node and a time of today" "$d" \
-		"^$id time=$(date -u +%Y-%m-%d)T[0-9:.]{12}Z node=$node slot=[0-9]+ seq=[0-9]+\$"
+	like "decode $f: node, a time of today, the UUID" "$d" \
+		"^$id time=$(date -u +%Y-%m-%d)T[0-9:.]{12}Z node=$node slot=[0-9]+ seq=[0-9]+ uuid=$UUID_RE\$"
 done
+# An ID, its UUID (as decode prints it) and its ULID decode alike.
+id=$($U)
+d=$($U decode "$id")
+u=${d##*uuid=}
+is "decode of its UUID gives the ID's parts and UUID" "$($U decode "$u" | cut -d' ' -f2-)" "${d#* }"
+is "-f uuid reads it too" "$($U decode -f uuid "$u" | cut -d' ' -f2-)" "${d#* }"
+is "a known ID's UUID and ULID (default layout)" \
+	"$($U -d /nonexistent decode 120772217587765248 01M8NJ2V50E008W40000000000 01A22B21-6CA0-7000-8E10-000000000000 2>/dev/null | cut -d' ' -f2- | sort -u)" \
+	"time=2026-11-30T06:25:40.512Z node=7 slot=1 seq=0 uuid=01a22b21-6ca0-7000-8e10-000000000000"
+err=$($U -d /nonexistent decode 3f2504e0-4f89-41d3-9a0c-0305e82c3301 2>&1); rc=$?
+is "decode of a random (v4) UUID exits 1" "$rc" 1
+like "and says it is no uidgen ID" "$err" "3f2504e0-4f89-41d3-9a0c-0305e82c3301: not a uidgen ID \(Invalid argument\)"
 
 # One ID in three spellings decodes to one set of parts.
 id=$($U)
@@ -40,7 +55,7 @@ ok "decoded time is within 2 s of now" between $((t - now)) -2 2
 
 # A known ID (default layout): every field.
 is "decode a known ID" "$($U decode 120687119160971264)" \
-	"120687119160971264 time=2026-11-30T00:47:31.466Z node=7 slot=1 seq=0"
+	"120687119160971264 time=2026-11-30T00:47:31.466Z node=7 slot=1 seq=0 uuid=01a229eb-d68a-7000-8e10-000000000000"
 
 err=$($U decode nonsense 2>&1); rc=$?
 is "decode garbage exits 1" "$rc" 1
@@ -107,21 +122,21 @@ while [ $L -le 19 ]; do
 	id=$(printf '%s' $digits | cut -c1-$L)
 	ms=$(( (id >> 22) + 1767225600000 ))
 	want="time=$(date -u -d @$((ms / 1000)) +%Y-%m-%dT%H:%M:%S).$(printf %03d $((ms % 1000)))Z node=$(( (id >> 17) & 31 )) slot=$(( (id >> 12) & 31 )) seq=$((id & 4095))"
-	got=$($U -d /nonexistent decode "$id" 2>/dev/null | cut -d' ' -f2-)
+	got=$($U -d /nonexistent decode "$id" 2>/dev/null | cut -d' ' -f2-5)
 	is "decode a $L-digit decimal ID" "$got" "$want"
-	got=$($U -d /nonexistent decode "$(printf 0x%016x "$id")" 2>/dev/null | cut -d' ' -f2-)
+	got=$($U -d /nonexistent decode "$(printf 0x%016x "$id")" 2>/dev/null | cut -d' ' -f2-5)
 	is "its hex spelling decodes alike ($L digits)" "$got" "$want"
 	# A base32 text of digits only reads as decimal unless -f b32 says so.
-	got=$($U -d /nonexistent decode -f b32 "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-)
+	got=$($U -d /nonexistent decode -f b32 "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-5)
 	is "its b32 spelling decodes alike with -f b32 ($L digits)" "$got" "$want"
 	case $(b32 "$id") in
 	*[A-Z]*) is "and with auto ($L digits)" \
-		"$($U -d /nonexistent decode "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-)" "$want" ;;
+		"$($U -d /nonexistent decode "$(b32 "$id")" 2>/dev/null | cut -d' ' -f2-5)" "$want" ;;
 	esac
 	L=$((L + 1))
 done
 is "decode -f b32 still reads 13 digits as base32" \
-	"$($U -d /nonexistent decode -f b32 0000000000001 2>/dev/null | cut -d' ' -f2-)" \
+	"$($U -d /nonexistent decode -f b32 0000000000001 2>/dev/null | cut -d' ' -f2-5)" \
 	"time=2026-01-01T00:00:00.000Z node=0 slot=0 seq=1"
 
 # -n: a count of at least 1, in decimal; nothing else.

@@ -1,0 +1,3 @@
+module example.org/uidgen
+
+go 1.19

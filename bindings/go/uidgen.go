@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+// Package uidgen gets 64-bit, time-sortable, machine-unique IDs from the
+// uidgen kernel module's /dev/uid, with the standard library only (syscall:
+// read(2), ioctl(2) and mmap(2) with the structures of uapi/linux/uidgen.h,
+// 1.3 sizes), and decodes them by the layout the device reports.
+//
+// Next hands out IDs from a run reserved with UIDGEN_IOC_RESERVE, as
+// libuidgen's uidgen_next() does (never more than one tick stale, dropped as
+// soon as the node ID is revoked); Batch reads IDs from the kernel. ToUUID and
+// FromUUID are libuidgen's lossless, order-keeping UUIDv7 view
+// (Documentation/uuid.rst). Device errors are *Error values wrapping the
+// syscall.Errno: errors.Is(err, syscall.EADDRNOTAVAIL) says no node ID.
+package uidgen
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// Device is the default device path.
+const Device = "/dev/uid"
+
+const (
+	idBits   = 63
+	nodeNone = 0xffffffff
+	batchMax = 65536
+	iocType  = 0xB9
+	iocInfo  = iocType<<8 | 0x02
+	iocRes   = iocType<<8 | 0x04
+	// CLOCK_BOOTTIME, which the kernel's expires_ns is on.
+	clockBoottime = 7
+	firstRun      = 16
+	staleTicks    = 1
+)
+
+// Info is struct uidgen_info (1.3 layout, 48 bytes): the layout in force and
+// the node ID.
+type Info struct {
+	Size     uint32
+	Flags    uint32
+	Version  uint32
+	NodeID   uint32 // 0xffffffff: none
+	TsBits   uint32
+	NodeBits uint32
+	SlotBits uint32
+	SeqBits  uint32
+	NrSlots  uint32
+	TickUs   uint32
+	EpochMs  uint64
+}
+
+type reserve struct {
+	Size, Flags, Count, Fence uint32
+	First, ExpiresNs          uint64
+}
+
+// Parts are an ID's fields; UnixMs as libuidgen's uidgen_decode() gives it,
+// UnixUs the exact start of the tick.
+type Parts struct {
+	Tick   uint64
+	UnixMs int64
+	UnixUs int64
+	Node   uint32
+	Slot   uint32
+	Seq    uint32
+}
+
+// Error is a failure of the device, or an ID or UUID that does not fit the
+// layout (EINVAL, ERANGE). It unwraps to its syscall.Errno.
+type Error struct {
+	Op    string
+	Errno syscall.Errno
+}
+
+func (e *Error) Error() string {
+	hint := ""
+	switch e.Errno {
+	case syscall.ENOENT, syscall.ENODEV, syscall.ENXIO:
+		hint = ": the uidgen kernel module is not loaded (modprobe uidgen node_id=N)"
+	case syscall.EACCES:
+		hint = ": /dev/uid is restricted to a group (dev_mode, dev_gid)"
+	case syscall.EADDRNOTAVAIL:
+		hint = ": no node ID is assigned (as root: uidgen set-node N --new)"
+	case syscall.ENODATA:
+		hint = ": the node ID is pending, its floor unknown (uidgen state restore)"
+	case syscall.EOVERFLOW:
+		hint = ": the timestamp field is exhausted for this layout"
+	}
+	return fmt.Sprintf("uidgen: %s: %s%s", e.Op, e.Errno.Error(), hint)
+}
+
+func (e *Error) Unwrap() error { return e.Errno }
+
+func fail(op string, err error) error {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		return &Error{Op: op, Errno: en}
+	}
+	return err
+}
+
+// Uidgen is a handle on /dev/uid. It is safe for concurrent use.
+type Uidgen struct {
+	fd     int
+	page   []byte
+	layout Info
+	tickNs uint64
+	maxRun uint32
+
+	mu               sync.Mutex
+	next, end, start uint64
+	deadline         int64
+	fence, run       uint32
+	cached           bool
+}
+
+// Open opens the device (Device if path is "").
+func Open(path string) (*Uidgen, error) {
+	if path == "" {
+		path = Device
+	}
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fail("open "+path, err)
+	}
+	g := &Uidgen{fd: fd}
+	if g.layout, err = g.Info(); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	g.tickNs = uint64(g.layout.TickUs) * 1000
+	g.maxRun = uint32(1) << g.layout.SeqBits / 4
+	if g.maxRun == 0 {
+		g.maxRun = 1
+	}
+	// Not /dev/uid (no fence page): Next reads one ID at a time.
+	if page, err := syscall.Mmap(fd, 0, syscall.Getpagesize(), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+		g.page = page
+	}
+	return g, nil
+}
+
+// Close releases the handle.
+func (g *Uidgen) Close() error {
+	if g.page != nil {
+		syscall.Munmap(g.page)
+		g.page = nil
+	}
+	return syscall.Close(g.fd)
+}
+
+func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
+	for {
+		_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+}
+
+// Info is UIDGEN_IOC_INFO: the layout in force and the node ID.
+func (g *Uidgen) Info() (Info, error) {
+	in := Info{Size: uint32(unsafe.Sizeof(Info{}))}
+	if err := ioctl(g.fd, iocInfo, unsafe.Pointer(&in)); err != nil {
+		return Info{}, fail("UIDGEN_IOC_INFO", err)
+	}
+	return in, nil
+}
+
+// Layout is the layout read when the handle was opened.
+func (g *Uidgen) Layout() Info { return g.layout }
+
+func boottime() int64 {
+	var ts syscall.Timespec
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockBoottime, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+func (g *Uidgen) fenceNow() uint32 {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&g.page[0])))
+}
+
+// Next returns one fresh ID, from the handle's reserved run when it can.
+func (g *Uidgen) Next() (uint64, error) {
+	if g.page == nil {
+		var id [1]uint64
+		if err := g.read(id[:]); err != nil {
+			return 0, err
+		}
+		return id[0], nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cached && g.next < g.end && g.fenceNow() == g.fence && boottime() < g.deadline {
+		id := g.next
+		g.next++
+		return id, nil
+	}
+	return g.refill()
+}
+
+func (g *Uidgen) refill() (uint64, error) {
+	run := g.run
+	switch {
+	case !g.cached || run == 0:
+		run = firstRun
+	case g.next >= g.end:
+		run *= 2
+	default:
+		run = uint32(g.next - g.start)
+		if run == 0 {
+			run = 1
+		}
+	}
+	if run > g.maxRun {
+		run = g.maxRun
+	}
+	g.cached = false
+	r := reserve{Size: uint32(unsafe.Sizeof(reserve{})), Count: run}
+	if err := ioctl(g.fd, iocRes, unsafe.Pointer(&r)); err != nil {
+		return 0, fail("UIDGEN_IOC_RESERVE", err)
+	}
+	g.run, g.start, g.next, g.end = run, r.First, r.First+1, r.First+uint64(r.Count)
+	g.fence = r.Fence
+	g.deadline = int64(r.ExpiresNs + staleTicks*g.tickNs)
+	g.cached = true
+	return r.First, nil
+}
+
+func (g *Uidgen) read(ids []uint64) error {
+	done := 0
+	for done < len(ids) {
+		chunk := ids[done:]
+		if len(chunk) > batchMax {
+			chunk = chunk[:batchMax]
+		}
+		buf := unsafe.Slice((*byte)(unsafe.Pointer(&chunk[0])), 8*len(chunk))
+		n, err := syscall.Read(g.fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fail("read "+Device, err)
+		}
+		done += n / 8
+	}
+	return nil
+}
+
+// Batch returns n fresh IDs from the kernel.
+func (g *Uidgen) Batch(n int) ([]uint64, error) {
+	if n < 0 {
+		return nil, &Error{Op: "Batch", Errno: syscall.EINVAL}
+	}
+	ids := make([]uint64, n)
+	if n == 0 {
+		return ids, nil
+	}
+	if err := g.read(ids); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// Decode splits id by the handle's layout.
+func (g *Uidgen) Decode(id uint64) (Parts, error) { return Decode(g.layout, id) }
+
+// ToUUID is the UUIDv7 of id by the handle's layout.
+func (g *Uidgen) ToUUID(id uint64) ([16]byte, error) { return ToUUID(g.layout, id, false) }
+
+// FromUUID is the ID of a UUID from ToUUID, by the handle's layout.
+func (g *Uidgen) FromUUID(u [16]byte) (uint64, error) { return FromUUID(g.layout, u) }
+
+var (
+	defOnce sync.Once
+	def     *Uidgen
+	defErr  error
+)
+
+func handle() (*Uidgen, error) {
+	defOnce.Do(func() { def, defErr = Open("") })
+	return def, defErr
+}
+
+// Next returns one fresh ID from /dev/uid (a package-wide handle).
+func Next() (uint64, error) {
+	g, err := handle()
+	if err != nil {
+		return 0, err
+	}
+	return g.Next()
+}
+
+// Batch returns n fresh IDs from /dev/uid.
+func Batch(n int) ([]uint64, error) {
+	g, err := handle()
+	if err != nil {
+		return nil, err
+	}
+	return g.Batch(n)
+}
+
+// GetInfo is the layout in force and the node ID of /dev/uid.
+func GetInfo() (Info, error) {
+	g, err := handle()
+	if err != nil {
+		return Info{}, err
+	}
+	return g.Info()
+}
+
+// DefaultInfo is the layout of a module loaded with no layout parameters.
+func DefaultInfo() Info {
+	return Info{Size: 48, NodeID: nodeNone, TsBits: 41, NodeBits: 5, SlotBits: 5, SeqBits: 12,
+		NrSlots: 32, TickUs: 1000, EpochMs: 1767225600000}
+}
+
+func checkLayout(in Info) error {
+	if in.TsBits+in.NodeBits+in.SlotBits+in.SeqBits != idBits || in.TsBits == 0 ||
+		in.TickUs == 0 || in.SeqBits >= 32 || in.SlotBits >= 32 || in.NodeBits >= 32 {
+		return &Error{Op: "layout", Errno: syscall.EINVAL}
+	}
+	return nil
+}
+
+// Decode splits id by the layout in.
+func Decode(in Info, id uint64) (Parts, error) {
+	if err := checkLayout(in); err != nil {
+		return Parts{}, err
+	}
+	if id>>idBits != 0 {
+		return Parts{}, &Error{Op: "decode", Errno: syscall.ERANGE}
+	}
+	low := idBits - in.TsBits
+	p := Parts{Tick: id >> low,
+		Node: uint32(id>>(in.SlotBits+in.SeqBits)) & (1<<in.NodeBits - 1),
+		Slot: uint32(id>>in.SeqBits) & (1<<in.SlotBits - 1),
+		Seq:  uint32(id) & (1<<in.SeqBits - 1)}
+	us, ok := startUs(in, p.Tick)
+	if !ok || us > 1<<63-1 {
+		return Parts{}, &Error{Op: "decode", Errno: syscall.ERANGE}
+	}
+	p.UnixUs = int64(us)
+	p.UnixMs = int64(us / 1000)
+	return p, nil
+}
+
+// The tick start in Unix us, and whether it fits 64 bits.
+func startUs(in Info, tick uint64) (uint64, bool) {
+	t := tick * uint64(in.TickUs)
+	if tick != 0 && t/tick != uint64(in.TickUs) {
+		return 0, false
+	}
+	e := in.EpochMs * 1000
+	if e/1000 != in.EpochMs || t+e < t {
+		return 0, false
+	}
+	return t + e, true
+}
+
+// ToUUID is the lossless, order-keeping UUIDv7 (v8 with v8 true) of id.
+func ToUUID(in Info, id uint64, v8 bool) ([16]byte, error) {
+	var u [16]byte
+	p, err := Decode(in, id)
+	if err != nil {
+		return u, err
+	}
+	us := uint64(p.UnixUs)
+	if (us/1000)>>48 != 0 {
+		return u, &Error{Op: "uuid", Errno: syscall.ERANGE}
+	}
+	ver := uint64(7)
+	if v8 {
+		ver = 8
+	}
+	low := idBits - in.TsBits
+	hi := (us/1000)<<16 | ver<<12 | us%1000*4096/1000
+	lo := uint64(2)<<62 | (id&(1<<low-1))<<(62-low)
+	for i := 0; i < 8; i++ {
+		u[i] = byte(hi >> (56 - 8*i))
+		u[8+i] = byte(lo >> (56 - 8*i))
+	}
+	return u, nil
+}
+
+// FromUUID is the ID of a UUID from ToUUID (v7 or v8); EINVAL or ERANGE for
+// a UUID no ID of the layout maps to.
+func FromUUID(in Info, u [16]byte) (uint64, error) {
+	if err := checkLayout(in); err != nil {
+		return 0, err
+	}
+	var hi, lo uint64
+	for i := 0; i < 8; i++ {
+		hi = hi<<8 | uint64(u[i])
+		lo = lo<<8 | uint64(u[8+i])
+	}
+	bad := &Error{Op: "uuid", Errno: syscall.EINVAL}
+	if v := hi >> 12 & 0xf; (v != 7 && v != 8) || lo>>62 != 2 {
+		return 0, bad
+	}
+	frac := hi & 0xfff
+	sub := (frac*1000 + 4095) / 4096
+	if sub >= 1000 || sub*4096/1000 != frac {
+		return 0, bad
+	}
+	us := (hi>>16)*1000 + sub
+	e := in.EpochMs * 1000
+	if e/1000 != in.EpochMs || us < e {
+		return 0, &Error{Op: "uuid", Errno: syscall.ERANGE}
+	}
+	if (us-e)%uint64(in.TickUs) != 0 {
+		return 0, bad
+	}
+	tick := (us - e) / uint64(in.TickUs)
+	if tick>>in.TsBits != 0 {
+		return 0, &Error{Op: "uuid", Errno: syscall.ERANGE}
+	}
+	low := idBits - in.TsBits
+	rest := lo & (1<<62 - 1)
+	if rest&(1<<(62-low)-1) != 0 {
+		return 0, bad
+	}
+	return tick<<low | rest>>(62-low), nil
+}
+
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// FormatUUID writes u as 8-4-4-4-12 lowercase hex.
+func FormatUUID(u [16]byte) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, 36)
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hex[c>>4], hex[c&15])
+	}
+	return string(b)
+}
+
+// FormatULID writes u as a ULID: 26 Crockford base32 digits.
+func FormatULID(u [16]byte) string {
+	var hi, lo uint64
+	for i := 0; i < 8; i++ {
+		hi = hi<<8 | uint64(u[i])
+		lo = lo<<8 | uint64(u[8+i])
+	}
+	b := make([]byte, 26)
+	for i := 0; i < 26; i++ {
+		s := uint(5 * (25 - i))
+		var d uint64
+		switch {
+		case s >= 64:
+			d = hi >> (s - 64)
+		case s > 59:
+			d = lo>>s | hi<<(64-s)
+		default:
+			d = lo >> s
+		}
+		b[i] = crockford[d&31]
+	}
+	return string(b)
+}
+
+// ParseUUID reads a UUID (36 characters, or 32 hex digits) or a ULID (26).
+func ParseUUID(s string) ([16]byte, error) {
+	var u [16]byte
+	bad := &Error{Op: "parse " + s, Errno: syscall.EINVAL}
+	switch len(s) {
+	case 36, 32:
+		n := 0
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if len(s) == 36 && (i == 8 || i == 13 || i == 18 || i == 23) {
+				if c != '-' {
+					return u, bad
+				}
+				continue
+			}
+			var d byte
+			switch {
+			case c >= '0' && c <= '9':
+				d = c - '0'
+			case c >= 'a' && c <= 'f':
+				d = c - 'a' + 10
+			case c >= 'A' && c <= 'F':
+				d = c - 'A' + 10
+			default:
+				return u, bad
+			}
+			if n%2 == 0 {
+				u[n/2] = d << 4
+			} else {
+				u[n/2] |= d
+			}
+			n++
+		}
+		return u, nil
+	case 26:
+		var hi, lo uint64
+		for i := 0; i < 26; i++ {
+			c := s[i]
+			if c >= 'a' && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			switch c {
+			case 'O':
+				c = '0'
+			case 'I', 'L':
+				c = '1'
+			}
+			d := -1
+			for j := 0; j < 32; j++ {
+				if crockford[j] == c {
+					d = j
+				}
+			}
+			if d < 0 {
+				return u, bad
+			}
+			if i == 0 && d > 7 {
+				return u, &Error{Op: "parse " + s, Errno: syscall.ERANGE}
+			}
+			hi = hi<<5 | lo>>59
+			lo = lo<<5 | uint64(d)
+		}
+		for i := 0; i < 8; i++ {
+			u[i] = byte(hi >> (56 - 8*i))
+			u[8+i] = byte(lo >> (56 - 8*i))
+		}
+		return u, nil
+	}
+	return u, bad
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+// The Go binding's tests. Pure: Decode and the UUID/ULID views against
+// libuidgen's own answers (tests/lib/idref) on the same IDs. Device: the real
+// /dev/uid with the module loaded with node_id=$UIDGEN_NODE (the VM's `go`
+// suite); without it they fail, never skip.
+package uidgen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func idref(t *testing.T, lines []string, args ...string) [][]string {
+	t.Helper()
+	repo := os.Getenv("UIDGEN_REPO")
+	if repo == "" {
+		repo, _ = filepath.Abs("../..")
+	}
+	cmd := exec.Command(filepath.Join(repo, "tests/lib/idref"), args...)
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("idref: %v", err)
+	}
+	var res [][]string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		res = append(res, strings.Fields(l))
+	}
+	if len(res) != len(lines) {
+		t.Fatalf("idref gave %d lines for %d", len(res), len(lines))
+	}
+	return res
+}
+
+func someIDs(n int, r *rand.Rand) []uint64 {
+	ids := []uint64{0, 1, 4095, 4096, 1<<22 - 1, 1 << 22, 1<<63 - 2, 1<<63 - 1, 1 << 63, 1<<64 - 1}
+	for i := 0; i < n; i++ {
+		ids = append(ids, r.Uint64()>>uint(1+r.Intn(64)))
+	}
+	return ids
+}
+
+func compare(t *testing.T, in Info, ids []uint64, args ...string) {
+	lines := make([]string, len(ids))
+	for i, id := range ids {
+		lines[i] = strconv.FormatUint(id, 10)
+	}
+	for i, r := range idref(t, lines, args...) {
+		id := ids[i]
+		if r[1] == "error" {
+			_, err := ToUUID(in, id, false)
+			var e *Error
+			if !errors.As(err, &e) || "-"+strconv.Itoa(int(e.Errno)) != r[2] {
+				t.Errorf("%d: libuidgen %s, Go %v", id, r[2], err)
+			}
+			continue
+		}
+		p, err := Decode(in, id)
+		got := fmt.Sprintf("%d %d %d %d %d", p.Tick, p.UnixMs, p.Node, p.Slot, p.Seq)
+		if err != nil || got != strings.Join(r[1:6], " ") {
+			t.Errorf("%d: decode %s (%v), libuidgen %v", id, got, err, r[1:6])
+		}
+		u, err := ToUUID(in, id, false)
+		u8, _ := ToUUID(in, id, true)
+		if err != nil || FormatUUID(u) != r[6] || FormatUUID(u8) != r[7] || FormatULID(u) != r[8] {
+			t.Errorf("%d: %s %s %s, libuidgen %v", id, FormatUUID(u), FormatUUID(u8), FormatULID(u), r[6:])
+		}
+		for _, s := range r[6:9] {
+			pu, err := ParseUUID(s)
+			back, err2 := FromUUID(in, pu)
+			if err != nil || err2 != nil || back != id {
+				t.Errorf("%s: back %d, %v %v", s, back, err, err2)
+			}
+		}
+	}
+}
+
+func TestDefaultLayoutAgainstLibuidgen(t *testing.T) {
+	compare(t, DefaultInfo(), someIDs(3000, rand.New(rand.NewSource(1))), "-d")
+}
+
+func TestRefusalsMatchLibuidgen(t *testing.T) {
+	in := DefaultInfo()
+	r := rand.New(rand.NewSource(2))
+	var texts []string
+	for i := 0; i < 200; i++ {
+		var u [16]byte
+		r.Read(u[:])
+		u[6] = u[6]&0x0f | 0x40
+		u[8] = u[8]&0x3f | 0x80
+		texts = append(texts, FormatUUID(u))
+	}
+	for _, id := range someIDs(200, r)[:200] {
+		if u, err := ToUUID(in, id, false); err == nil {
+			texts = append(texts, FormatUUID(u))
+		}
+	}
+	texts = append(texts, "01a22b21-6ca0-7cc3-98c4-dc0c0c07398f", "00000000-0000-7000-8000-000000000000",
+		"01a22b21-6ca0-7fff-8e10-000000000000", "01a22b21-6ca0-7000-8e10-000000000001",
+		"01M8NJ2V50E008W40000000000", "xyz", "81M8NJ2V50E008W40000000000")
+	for i, ref := range idref(t, texts, "-d", "-u") {
+		u, err := ParseUUID(texts[i])
+		var id uint64
+		if err == nil {
+			id, err = FromUUID(in, u)
+		}
+		if ref[1] == "error" {
+			var e *Error
+			if !errors.As(err, &e) || "-"+strconv.Itoa(int(e.Errno)) != ref[2] {
+				t.Errorf("%s: libuidgen %s, Go %d %v", texts[i], ref[2], id, err)
+			}
+		} else if err != nil || strconv.FormatUint(id, 10) != ref[1] {
+			t.Errorf("%s: libuidgen %s, Go %d %v", texts[i], ref[1], id, err)
+		}
+	}
+}
+
+func TestKnown(t *testing.T) {
+	u, err := ToUUID(DefaultInfo(), 120772217587765248, false)
+	if err != nil || FormatUUID(u) != "01a22b21-6ca0-7000-8e10-000000000000" ||
+		FormatULID(u) != "01M8NJ2V50E008W40000000000" {
+		t.Fatalf("%s %s %v", FormatUUID(u), FormatULID(u), err)
+	}
+}
+
+func TestOrder(t *testing.T) {
+	in := DefaultInfo()
+	var ids []uint64
+	for _, id := range someIDs(2000, rand.New(rand.NewSource(3))) {
+		if id>>63 == 0 {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for i := 1; i < len(ids); i++ {
+		a, _ := ToUUID(in, ids[i-1], false)
+		b, _ := ToUUID(in, ids[i], false)
+		if ids[i-1] != ids[i] && (bytes.Compare(a[:], b[:]) >= 0 || FormatULID(a) >= FormatULID(b)) {
+			t.Errorf("%d < %d but %s >= %s", ids[i-1], ids[i], FormatUUID(a), FormatUUID(b))
+		}
+	}
+}
+
+func TestNoDevice(t *testing.T) {
+	_, err := Open("/nonexistent/uid")
+	if !errors.Is(err, syscall.ENOENT) || !strings.Contains(err.Error(), "not loaded") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// The device tests: the module must be loaded with node_id=$UIDGEN_NODE.
+func node(t *testing.T) uint32 {
+	n, err := strconv.Atoi(os.Getenv("UIDGEN_NODE"))
+	if err != nil {
+		t.Fatalf("UIDGEN_NODE not set: the device tests need the module loaded with it")
+	}
+	return uint32(n)
+}
+
+func TestInfoIsTheModules(t *testing.T) {
+	want := node(t)
+	in, err := GetInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := func(f string) uint64 {
+		b, _ := os.ReadFile("/sys/module/uidgen/parameters/" + f)
+		v, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		return v
+	}
+	if in.NodeID != want || uint64(in.TsBits) != par("ts_bits") || uint64(in.SeqBits) != par("seq_bits") ||
+		uint64(in.SlotBits) != par("slot_bits") || uint64(in.NodeBits) != par("node_bits") ||
+		uint64(in.TickUs) != par("tick_us") || in.EpochMs != par("epoch_ms") || in.Size != 48 {
+		t.Fatalf("%+v", in)
+	}
+}
+
+func TestNext(t *testing.T) {
+	want := node(t)
+	seen := map[uint64]bool{}
+	g, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for i := 0; i < 20000; i++ {
+		id, err := g.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := g.Decode(id); seen[id] || p.Node != want {
+			t.Fatalf("%d repeated or node %d", id, p.Node)
+		}
+		seen[id] = true
+	}
+	id, _ := Next()
+	p, _ := g.Decode(id)
+	if d := p.UnixMs - time.Now().UnixMilli(); d < -2000 || d > 2000 {
+		t.Fatalf("time off by %d ms", d)
+	}
+}
+
+func TestBatch(t *testing.T) {
+	node(t)
+	if ids, err := Batch(0); err != nil || len(ids) != 0 {
+		t.Fatal(ids, err)
+	}
+	ids, err := Batch(70000)
+	if err != nil || len(ids) != 70000 {
+		t.Fatal(len(ids), err)
+	}
+	seen := map[uint64]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("%d twice", id)
+		}
+		seen[id] = true
+	}
+	if _, err := Batch(-1); !errors.Is(err, syscall.EINVAL) {
+		t.Fatal(err)
+	}
+}
+
+func TestDeviceLayoutAgainstLibuidgen(t *testing.T) {
+	node(t)
+	g, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ids, _ := g.Batch(500)
+	for i := 0; i < 500; i++ {
+		id, _ := g.Next()
+		ids = append(ids, id)
+	}
+	compare(t, g.Layout(), ids)
+}
+
+func TestGoroutines(t *testing.T) {
+	node(t)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	seen := map[uint64]bool{}
+	dup := 0
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5000; i++ {
+				id, err := Next()
+				mu.Lock()
+				if err != nil || seen[id] {
+					dup++
+				}
+				seen[id] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if dup != 0 || len(seen) != 20000 {
+		t.Fatalf("%d duplicates or errors, %d IDs", dup, len(seen))
+	}
+}
+
+func TestRevokeStopsNext(t *testing.T) {
+	want := node(t)
+	g, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	g.Next() // a run is cached now
+	par := "/sys/module/uidgen/parameters/node_id"
+	if err := os.WriteFile(par, []byte("-1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Next()
+	_, err2 := g.Batch(3)
+	// The node ID again, from sysfs: pending until its floor is known.
+	os.WriteFile(par, []byte(strconv.Itoa(int(want))), 0)
+	_, err3 := g.Next()
+	os.WriteFile("/sys/module/uidgen/parameters/node_new", []byte("1"), 0)
+	var e *Error
+	if !errors.As(err, &e) || e.Errno != syscall.EADDRNOTAVAIL || !errors.Is(err2, syscall.EADDRNOTAVAIL) {
+		t.Fatalf("after a revoke: %v, %v", err, err2)
+	}
+	if !errors.Is(err3, syscall.ENODATA) || !strings.Contains(err3.Error(), "pending") {
+		t.Fatalf("pending: %v", err3)
+	}
+	if id, err := g.Next(); err != nil {
+		t.Fatal(err)
+	} else if p, _ := g.Decode(id); p.Node != want {
+		t.Fatalf("node %d", p.Node)
+	}
+}

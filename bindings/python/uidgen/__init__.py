@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""uidgen: 64-bit, time-sortable, machine-unique IDs from /dev/uid.
+
+The Python binding, standard library only: os.read() and fcntl.ioctl() on
+/dev/uid, with the structures of uapi/linux/uidgen.h (1.3 sizes). next()
+hands out IDs from a per-thread run reserved with UIDGEN_IOC_RESERVE, as
+libuidgen's uidgen_next() does (never more than one tick stale, dropped on a
+revoke, empty in a forked child); batch(n) reads n IDs from the kernel.
+decode(), to_uuid() and from_uuid() are libuidgen's arithmetic
+(Documentation/uuid.rst). Device errors are OSError subclasses carrying the
+errno.
+"""
+import builtins
+import collections
+import errno as _errno
+import fcntl
+import mmap
+import os
+import struct
+import threading
+import time
+import uuid as _uuid
+
+__all__ = ["Uidgen", "Info", "Parts", "next", "batch", "info", "decode",
+           "to_uuid", "from_uuid", "to_ulid", "from_ulid", "UidgenError",
+           "NoDeviceError", "DevicePermissionError", "NoNodeError",
+           "NodePendingError", "ExhaustedError", "InvalidIdError"]
+
+DEVICE = "/dev/uid"
+ID_BITS = 63
+NODE_NONE = 0xFFFFFFFF
+BATCH_MAX = 65536
+
+# uapi/linux/uidgen.h: _IO(0xB9, nr); the structures, native order.
+_IOC_TYPE = 0xB9
+IOC_BATCH = _IOC_TYPE << 8 | 0x01
+IOC_INFO = _IOC_TYPE << 8 | 0x02
+IOC_SET_NODE = _IOC_TYPE << 8 | 0x03
+IOC_RESERVE = _IOC_TYPE << 8 | 0x04
+_INFO = struct.Struct("=10IQ")        # struct uidgen_info, 1.3: 48 bytes
+_RESERVE = struct.Struct("=4I2Q")     # struct uidgen_reserve: 32 bytes
+_PAGE = struct.Struct("=I")           # struct uidgen_page
+assert _INFO.size == 48 and _RESERVE.size == 32
+
+_FIRST_RUN = 16     # as libuidgen: the first run, then doubling
+_STALE_TICKS = 1
+
+
+class UidgenError(OSError):
+    """A failure of /dev/uid or of the arithmetic, with its errno."""
+
+
+class NoDeviceError(UidgenError, FileNotFoundError):
+    """No /dev/uid (ENOENT, ENODEV, ENXIO): the module is not loaded."""
+
+
+class DevicePermissionError(UidgenError, PermissionError):
+    """EACCES, EPERM: /dev/uid is restricted to a group, or not root."""
+
+
+class NoNodeError(UidgenError):
+    """EADDRNOTAVAIL: no node ID assigned (none given, or revoked)."""
+
+
+class NodePendingError(UidgenError):
+    """ENODATA: the node ID is pending, its floor unknown."""
+
+
+class ExhaustedError(UidgenError):
+    """EOVERFLOW: the timestamp field has run out."""
+
+
+class InvalidIdError(UidgenError, ValueError):
+    """EINVAL, ERANGE: not an ID (or UUID) of this layout."""
+
+
+_HINTS = {
+    _errno.ENOENT: (NoDeviceError, "the uidgen kernel module is not loaded (modprobe uidgen node_id=N)"),
+    _errno.ENODEV: (NoDeviceError, "the uidgen kernel module is not loaded (modprobe uidgen node_id=N)"),
+    _errno.ENXIO: (NoDeviceError, "the uidgen kernel module is not loaded (modprobe uidgen node_id=N)"),
+    _errno.EACCES: (DevicePermissionError, "/dev/uid is restricted to a group (dev_mode, dev_gid)"),
+    _errno.EPERM: (DevicePermissionError, "needs CAP_SYS_ADMIN"),
+    _errno.EADDRNOTAVAIL: (NoNodeError, "no node ID is assigned: as root, uidgen set-node N --new"),
+    _errno.ENODATA: (NodePendingError, "the node ID is pending: its floor is unknown (uidgen state restore)"),
+    _errno.EOVERFLOW: (ExhaustedError, "the timestamp field is exhausted for this layout"),
+    _errno.EINVAL: (InvalidIdError, None),
+    _errno.ERANGE: (InvalidIdError, None),
+}
+
+
+def _error(err, what):
+    cls, hint = _HINTS.get(err, (UidgenError, None))
+    msg = os.strerror(err) + (": " + hint if hint else "")
+    return cls(err, msg, what)
+
+
+Info = collections.namedtuple(
+    "Info", "version node_id ts_bits node_bits slot_bits seq_bits nr_slots tick_us epoch_ms")
+Info.__doc__ = "struct uidgen_info: the layout in force and the node ID."
+
+Parts = collections.namedtuple("Parts", "tick unix_ms unix_us node slot seq")
+Parts.__doc__ = ("An ID's parts: its tick, the Unix ms and us its tick starts at "
+                 "(unix_ms as libuidgen's uidgen_decode()), node, slot, sequence.")
+
+
+def default_info():
+    """The layout of a module loaded with no layout parameters."""
+    return Info(0, NODE_NONE, 41, 5, 5, 12, 32, 1000, 1767225600000)
+
+
+def _check_layout(info):
+    if (info.ts_bits + info.node_bits + info.slot_bits + info.seq_bits != ID_BITS
+            or info.ts_bits == 0 or info.tick_us == 0 or info.seq_bits >= 32
+            or info.slot_bits >= 32 or info.node_bits >= 32):
+        raise InvalidIdError(_errno.EINVAL, "not a valid layout", str(info))
+
+
+def _check_id(id):
+    if not isinstance(id, int) or isinstance(id, bool):
+        raise TypeError("an ID is an int")
+    if id < 0 or id >> ID_BITS:
+        raise InvalidIdError(_errno.ERANGE, "not an ID: IDs are 0 to 2^63 - 1", str(id))
+
+
+class _Cache(threading.local):
+    owner = None    # (handle serial, fork generation) of the run
+    next = end = start = 0
+    deadline = 0
+    fence = 0
+    run = 0
+
+
+_fork_gen = 0
+
+
+def _after_fork():
+    global _fork_gen
+    _fork_gen += 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+_serials = iter(range(1, 1 << 62))
+
+
+class Uidgen:
+    """A handle on /dev/uid (or another path). Safe to share by threads."""
+
+    def __init__(self, path=DEVICE):
+        try:
+            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as e:
+            raise _error(e.errno, path) from None
+        self._serial = builtins.next(_serials)
+        self._cache = _Cache()
+        self._page = None
+        self.layout = self.info()
+        try:
+            self._page = mmap.mmap(self.fd, mmap.PAGESIZE, mmap.MAP_SHARED, mmap.PROT_READ)
+        except OSError:
+            self._page = None       # not /dev/uid: no cache, one read a time
+        self._seq_max = 1 << self.layout.seq_bits
+        self._max_run = max(self._seq_max // 4, 1)
+        self._tick_ns = self.layout.tick_us * 1000
+
+    def close(self):
+        if self._page is not None:
+            self._page.close()
+            self._page = None
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def info(self):
+        """UIDGEN_IOC_INFO: the layout in force and the node ID (an Info)."""
+        buf = bytearray(_INFO.size)
+        struct.pack_into("=II", buf, 0, _INFO.size, 0)
+        try:
+            fcntl.ioctl(self.fd, IOC_INFO, buf, True)
+        except OSError as e:
+            raise _error(e.errno, "UIDGEN_IOC_INFO") from None
+        return Info(*_INFO.unpack(buf)[2:])
+
+    def _read(self, n):
+        want = 8 * n
+        out = bytearray()
+        while len(out) < want:
+            try:
+                b = os.read(self.fd, min(want - len(out), 8 * BATCH_MAX))
+            except InterruptedError:
+                continue
+            except OSError as e:
+                if out:
+                    break
+                raise _error(e.errno, "read " + DEVICE) from None
+            out += b
+        return out
+
+    def batch(self, n):
+        """n fresh IDs from the kernel (read(2) in runs of up to 65536)."""
+        if n < 0:
+            raise ValueError("batch(n): n must not be negative")
+        ids = []
+        while len(ids) < n:
+            buf = self._read(n - len(ids))
+            ids.extend(struct.unpack("=%dQ" % (len(buf) // 8), buf))
+        return ids
+
+    def next(self):
+        """One fresh ID, from this thread's reserved run when it can."""
+        c = self._cache
+        if (c.next < c.end and c.owner == (self._serial, _fork_gen)
+                and _PAGE.unpack_from(self._page)[0] == c.fence
+                and time.clock_gettime_ns(time.CLOCK_BOOTTIME) < c.deadline):
+            id = c.next
+            c.next = id + 1
+            return id
+        if self._page is None:
+            return self.batch(1)[0]
+        return self._refill(c)
+
+    def _refill(self, c):
+        run = c.run
+        if c.owner != (self._serial, _fork_gen) or not run:
+            run = _FIRST_RUN
+        elif c.next >= c.end:
+            run *= 2
+        else:
+            run = max(c.next - c.start, 1)
+        run = min(run, self._max_run)
+        c.owner = None
+        buf = bytearray(_RESERVE.pack(_RESERVE.size, 0, run, 0, 0, 0))
+        while True:
+            try:
+                fcntl.ioctl(self.fd, IOC_RESERVE, buf, True)
+                break
+            except InterruptedError:
+                continue
+            except OSError as e:
+                raise _error(e.errno, "UIDGEN_IOC_RESERVE") from None
+        _, _, count, fence, first, expires = _RESERVE.unpack(buf)
+        c.run = run
+        c.start = first
+        c.next = first + 1
+        c.end = first + count
+        c.fence = fence
+        c.deadline = expires + _STALE_TICKS * self._tick_ns
+        c.owner = (self._serial, _fork_gen)
+        return first
+
+    def decode(self, id):
+        return decode(id, self.layout)
+
+    def to_uuid(self, id, v8=False):
+        return to_uuid(id, self.layout, v8)
+
+    def from_uuid(self, u):
+        return from_uuid(u, self.layout)
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def _handle():
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Uidgen()
+    return _default
+
+
+def next():    # noqa: A001 (uidgen.next(), as in the C library)
+    """One fresh ID from /dev/uid (the module's shared handle)."""
+    return _handle().next()
+
+
+def batch(n):
+    """n fresh IDs from /dev/uid."""
+    return _handle().batch(n)
+
+
+def info():
+    """The layout in force and the node ID (UIDGEN_IOC_INFO)."""
+    return _handle().info()
+
+
+def _layout(info):
+    return info if info is not None else _handle().layout
+
+
+def decode(id, info=None):
+    """The parts of an ID (a Parts), by the device's layout or @info."""
+    info = _layout(info)
+    _check_layout(info)
+    _check_id(id)
+    low = ID_BITS - info.ts_bits
+    tick = id >> low
+    us = info.epoch_ms * 1000 + tick * info.tick_us
+    return Parts(tick, us // 1000, us,
+                 (id >> (info.slot_bits + info.seq_bits)) & ((1 << info.node_bits) - 1),
+                 (id >> info.seq_bits) & ((1 << info.slot_bits) - 1),
+                 id & ((1 << info.seq_bits) - 1))
+
+
+def _to_int(id, info, v8):
+    p = decode(id, info)
+    ms, sub = divmod(p.unix_us, 1000)
+    if ms >> 48:
+        raise InvalidIdError(_errno.ERANGE, "its tick starts past 2^48 ms", str(id))
+    low = ID_BITS - info.ts_bits
+    hi = ms << 16 | (8 if v8 else 7) << 12 | sub * 4096 // 1000
+    lo = 2 << 62 | (id & ((1 << low) - 1)) << (62 - low)
+    return hi << 64 | lo
+
+
+def to_uuid(id, info=None, v8=False):
+    """The lossless, order-keeping UUIDv7 (v8 with v8=True) of an ID."""
+    return _uuid.UUID(int=_to_int(id, _layout(info), v8))
+
+
+def from_uuid(u, info=None):
+    """The ID of a UUID from to_uuid() (a uuid.UUID, its text, or a ULID)."""
+    info = _layout(info)
+    _check_layout(info)
+    if isinstance(u, str):
+        u = _uuid.UUID(int=_ulid_int(u)) if len(u) == 26 else _uuid.UUID(u)
+    v = u.int
+    hi, lo = v >> 64, v & ((1 << 64) - 1)
+    bad = InvalidIdError(_errno.EINVAL, "not the UUID of an ID in this layout", str(u))
+    if (hi >> 12) & 0xF not in (7, 8) or lo >> 62 != 2:
+        raise bad
+    frac = hi & 0xFFF
+    sub = (frac * 1000 + 4095) // 4096
+    if sub >= 1000 or sub * 4096 // 1000 != frac:
+        raise bad
+    us = (hi >> 16) * 1000 + sub - info.epoch_ms * 1000
+    if us < 0:
+        raise InvalidIdError(_errno.ERANGE, "before the layout's epoch", str(u))
+    if us % info.tick_us:
+        raise bad
+    tick = us // info.tick_us
+    if tick >> info.ts_bits:
+        raise InvalidIdError(_errno.ERANGE, "after the layout's last tick", str(u))
+    low = ID_BITS - info.ts_bits
+    rest = lo & ((1 << 62) - 1)
+    if rest & ((1 << (62 - low)) - 1):
+        raise bad
+    return tick << low | rest >> (62 - low)
+
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def to_ulid(id, info=None):
+    """The ULID of an ID: the UUIDv7's 128 bits in 26 Crockford digits."""
+    v = _to_int(id, _layout(info), False)
+    return "".join(_CROCKFORD[(v >> (5 * (25 - i))) & 31] for i in range(26))
+
+
+def _ulid_int(s):
+    v = 0
+    for i, ch in enumerate(s.upper().replace("O", "0").replace("I", "1").replace("L", "1")):
+        d = _CROCKFORD.find(ch)
+        if d < 0 or (i == 0 and d > 7):
+            raise InvalidIdError(_errno.EINVAL, "not a ULID", s)
+        v = v << 5 | d
+    return v
+
+
+def from_ulid(s, info=None):
+    """The ID of a ULID from to_ulid()."""
+    if len(s) != 26:
+        raise InvalidIdError(_errno.EINVAL, "a ULID has 26 characters", s)
+    return from_uuid(_uuid.UUID(int=_ulid_int(s)), info)

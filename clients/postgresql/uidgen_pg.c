@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * uidgen for PostgreSQL: the SQL functions of the extension (uidgen--1.0.sql)
+ * over libuidgen. Owns the per-backend handle on /dev/uid (opened on first
+ * use, with the layout read from UIDGEN_IOC_INFO once: the module cannot be
+ * unloaded, so the layout cannot change, while the handle is open) and the
+ * mapping of libuidgen's errnos to PostgreSQL errors with hints.
+ *
+ * Every failure is an ereport(ERROR): the statement fails, the backend
+ * lives on, and the next call tries to open the device again.
+ */
+#include "postgres.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "access/htup_details.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "uidgen.h"
+
+PG_MODULE_MAGIC;
+
+/* Unix time of PostgreSQL's timestamp 0 (2000-01-01), in microseconds. */
+#define UIDGEN_PG_EPOCH_US \
+	((int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+static struct uidgen *uidgen_handle;
+static struct uidgen_info uidgen_layout;
+
+/* What each errno from /dev/uid means to someone at a psql prompt. */
+static void uidgen_pg_error(int err, const char *what) pg_attribute_noreturn();
+
+static void uidgen_pg_error(int err, const char *what)
+{
+	switch (err) {
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("uidgen: %s: %s: the uidgen kernel module is not loaded",
+				what, strerror(err)),
+			 errhint("Load it: \"modprobe uidgen node_id=N\" as root (N is this machine's node ID).")));
+		break;
+	case EACCES:
+	case EPERM:
+		ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("uidgen: %s: %s", what, strerror(err)),
+			 errhint("/dev/uid is restricted to a group (module parameters dev_mode, dev_gid): add the database server's user to that group and restart the server.")));
+		break;
+	case EADDRNOTAVAIL:
+		ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("uidgen: %s: no node ID is assigned, so no ID can be issued", what),
+			 errhint("As root: \"uidgen set-node N --new\" for a node ID N (unique to this machine) that never issued an ID, or restore its floor first (\"uidgen state restore\"; see the admin guide).")));
+		break;
+	case ENODATA:
+		ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("uidgen: %s: the node ID is pending: its floor is unknown", what),
+			 errhint("As root: restore its floor (\"uidgen state restore\", or the floor_ms parameter), or, for a node ID that never issued an ID, \"uidgen set-node N --new\" (or \"echo 1 > /sys/module/uidgen/parameters/node_new\").")));
+		break;
+	case EOVERFLOW:
+		ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("uidgen: %s: the ID timestamp field is exhausted for this layout and epoch", what),
+			 errhint("Reload the module with a later epoch_ms or a wider ts_bits.")));
+		break;
+	default:
+		ereport(ERROR,
+			(errcode(ERRCODE_SYSTEM_ERROR),
+			 errmsg("uidgen: %s: %s", what, strerror(err))));
+	}
+	pg_unreachable();
+}
+
+/* The backend's handle, opened on first use. */
+static struct uidgen *uidgen_pg_handle(void)
+{
+	struct uidgen *g;
+	int ret;
+
+	if (uidgen_handle)
+		return uidgen_handle;
+	ret = uidgen_open(&g, NULL);
+	if (ret)
+		uidgen_pg_error(-ret, "open " UIDGEN_DEVICE);
+	ret = uidgen_info(g, &uidgen_layout);
+	if (ret) {
+		uidgen_close(g);
+		uidgen_pg_error(-ret, "UIDGEN_IOC_INFO");
+	}
+	uidgen_handle = g;
+	return g;
+}
+
+static const struct uidgen_info *uidgen_pg_layout(void)
+{
+	uidgen_pg_handle();
+	return &uidgen_layout;
+}
+
+static int64 uidgen_pg_next(struct uidgen *g)
+{
+	uint64_t id;
+	int ret;
+
+	/* A signal (statement_timeout, cancel) while waiting for a tick. */
+	while ((ret = uidgen_next(g, &id)) == -EINTR || ret == -EAGAIN)
+		CHECK_FOR_INTERRUPTS();
+	if (ret)
+		uidgen_pg_error(-ret, "uidgen_next");
+	return (int64)id;
+}
+
+static uint64_t uidgen_pg_id(int64 v)
+{
+	if (v < 0)
+		ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("uidgen: %lld is not an ID: IDs are never negative",
+				(long long)v)));
+	return (uint64_t)v;
+}
+
+/* The tick start of @id in Unix microseconds (exact). */
+static int64 uidgen_pg_start_us(const struct uidgen_info *l, uint64_t id,
+				struct uidgen_parts *p)
+{
+	uint64_t us;
+
+	if (uidgen_decode(l, id, p) ||
+	    __builtin_mul_overflow(p->tick, (uint64_t)l->tick_us, &us) ||
+	    __builtin_add_overflow(us, (uint64_t)l->epoch_ms * 1000, &us) ||
+	    us >= (uint64_t)END_TIMESTAMP + (uint64_t)UIDGEN_PG_EPOCH_US)
+		ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("uidgen: the time of ID %llu is out of range for timestamptz",
+				(unsigned long long)id)));
+	return (int64)us;
+}
+
+PG_FUNCTION_INFO_V1(uidgen_next_sql);
+Datum uidgen_next_sql(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(uidgen_pg_next(uidgen_pg_handle()));
+}
+
+PG_FUNCTION_INFO_V1(uidgen_next_n_sql);
+Datum uidgen_next_n_sql(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *fc;
+
+	if (SRF_IS_FIRSTCALL()) {
+		int32 n = PG_GETARG_INT32(0);
+
+		if (n < 0)
+			ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uidgen: uidgen_next(%d): the count must not be negative", n)));
+		uidgen_pg_handle();
+		fc = SRF_FIRSTCALL_INIT();
+		fc->max_calls = n;
+	}
+	fc = SRF_PERCALL_SETUP();
+	if (fc->call_cntr < fc->max_calls)
+		SRF_RETURN_NEXT(fc, Int64GetDatum(uidgen_pg_next(uidgen_pg_handle())));
+	SRF_RETURN_DONE(fc);
+}
+
+PG_FUNCTION_INFO_V1(uidgen_decode_sql);
+Datum uidgen_decode_sql(PG_FUNCTION_ARGS)
+{
+	const struct uidgen_info *l = uidgen_pg_layout();
+	uint64_t id = uidgen_pg_id(PG_GETARG_INT64(0));
+	bool nulls[4] = { false, false, false, false };
+	struct uidgen_parts p;
+	Datum values[4];
+	TupleDesc td;
+	int64 us;
+
+	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("uidgen: uidgen_decode() called where no record is expected")));
+	td = BlessTupleDesc(td);
+	us = uidgen_pg_start_us(l, id, &p);
+	values[0] = TimestampTzGetDatum(us - UIDGEN_PG_EPOCH_US);
+	values[1] = Int32GetDatum((int32)p.node);
+	values[2] = Int32GetDatum((int32)p.slot);
+	values[3] = Int32GetDatum((int32)p.seq);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(td, values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(uidgen_time_sql);
+Datum uidgen_time_sql(PG_FUNCTION_ARGS)
+{
+	const struct uidgen_info *l = uidgen_pg_layout();
+	struct uidgen_parts p;
+
+	PG_RETURN_TIMESTAMPTZ(uidgen_pg_start_us(l, uidgen_pg_id(PG_GETARG_INT64(0)), &p) -
+			      UIDGEN_PG_EPOCH_US);
+}
+
+/* The smallest ID whose tick starts at or after @t (0 before the epoch). */
+PG_FUNCTION_INFO_V1(uidgen_min_id_sql);
+Datum uidgen_min_id_sql(PG_FUNCTION_ARGS)
+{
+	const struct uidgen_info *l = uidgen_pg_layout();
+	TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+	unsigned int low = UIDGEN_ID_BITS - l->ts_bits;
+	int64 epoch_us = (int64)l->epoch_ms * 1000, us;
+	uint64_t tick;
+
+	if (TIMESTAMP_NOT_FINITE(t))
+		ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("uidgen: uidgen_min_id() needs a finite time")));
+	us = t + UIDGEN_PG_EPOCH_US;
+	if (us <= epoch_us)
+		PG_RETURN_INT64(0);
+	tick = ((uint64_t)(us - epoch_us) + l->tick_us - 1) / l->tick_us;
+	if (tick >> l->ts_bits)
+		ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("uidgen: %s is past the last tick of the layout in force",
+				timestamptz_to_str(t))));
+	PG_RETURN_INT64((int64)(tick << low));
+}
+
+PG_FUNCTION_INFO_V1(uidgen_to_uuid_sql);
+Datum uidgen_to_uuid_sql(PG_FUNCTION_ARGS)
+{
+	const struct uidgen_info *l = uidgen_pg_layout();
+	uint64_t id = uidgen_pg_id(PG_GETARG_INT64(0));
+	pg_uuid_t *u = palloc(sizeof(*u));
+	int ret;
+
+	ret = uidgen_to_uuid(l, id, 0, u->data);
+	if (ret)
+		ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("uidgen: ID %llu has no UUID: %s",
+				(unsigned long long)id, strerror(-ret)),
+			 errdetail("Its tick starts past 2^48 ms (year 10889), beyond a UUIDv7's time field.")));
+	PG_RETURN_UUID_P(u);
+}
+
+PG_FUNCTION_INFO_V1(uidgen_from_uuid_sql);
+Datum uidgen_from_uuid_sql(PG_FUNCTION_ARGS)
+{
+	const struct uidgen_info *l = uidgen_pg_layout();
+	pg_uuid_t *u = PG_GETARG_UUID_P(0);
+	char text[UIDGEN_UUID_STR_MAX];
+	uint64_t id;
+	int ret;
+
+	ret = uidgen_from_uuid(l, u->data, &id);
+	if (ret) {
+		uidgen_format_uuid(u->data, UIDGEN_UUID_TEXT, text, sizeof(text));
+		ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("uidgen: %s is not the UUID of an ID in the layout in force", text),
+			 errdetail(ret == -ERANGE ?
+				   "Its time is before the layout's epoch or after its last tick." :
+				   "Only UUIDs from uidgen_to_uuid() map back: version 7 or 8, the time at a tick start, the bits below the ID's zero.")));
+	}
+	PG_RETURN_INT64((int64)id);
+}

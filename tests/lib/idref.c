@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libuidgen's answers, for the bindings' tests to compare theirs with: for
+ * each decimal ID on stdin, one line
+ *   ID tick unix_ms node slot seq uuid uuid-v8 ulid
+ * by the device's layout (or the default one with -d), or "ID error -ERRNO"
+ * where libuidgen refuses. With -u, each line of stdin is a UUID or ULID
+ * text and the line is "TEXT ID" or "TEXT error -ERRNO".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "uidgen.h"
+
+int main(int argc, char **argv)
+{
+	char line[128], u7[UIDGEN_UUID_STR_MAX], u8t[UIDGEN_UUID_STR_MAX];
+	char ulid[UIDGEN_UUID_STR_MAX];
+	int def = 0, uuids = 0, i, ret;
+	struct uidgen_info info;
+	struct uidgen_parts p;
+	uint8_t u[16], v[16];
+	struct uidgen *g;
+	uint64_t id;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-d"))
+			def = 1;
+		else if (!strcmp(argv[i], "-u"))
+			uuids = 1;
+		else {
+			fprintf(stderr, "usage: idref [-d] [-u] < lines\n");
+			return 2;
+		}
+	}
+	if (def) {
+		uidgen_default_info(&info);
+	} else if ((ret = uidgen_open(&g, NULL)) || (ret = uidgen_info(g, &info))) {
+		fprintf(stderr, "idref: /dev/uid: %s\n", strerror(-ret));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (uuids) {
+			ret = uidgen_parse_uuid(line, u);
+			if (!ret)
+				ret = uidgen_from_uuid(&info, u, &id);
+			if (ret)
+				printf("%s error %d\n", line, ret);
+			else
+				printf("%s %" PRIu64 "\n", line, id);
+			continue;
+		}
+		ret = uidgen_parse(line, UIDGEN_FMT_DEC, &id);
+		if (!ret)
+			ret = uidgen_decode(&info, id, &p);
+		if (!ret)
+			ret = uidgen_to_uuid(&info, id, 0, u);
+		if (!ret)
+			ret = uidgen_to_uuid(&info, id, UIDGEN_UUID_V8, v);
+		if (ret) {
+			printf("%s error %d\n", line, ret);
+			continue;
+		}
+		uidgen_format_uuid(u, UIDGEN_UUID_TEXT, u7, sizeof(u7));
+		uidgen_format_uuid(v, UIDGEN_UUID_TEXT, u8t, sizeof(u8t));
+		uidgen_format_uuid(u, UIDGEN_ULID_TEXT, ulid, sizeof(ulid));
+		printf("%" PRIu64 " %" PRIu64 " %" PRId64 " %u %u %u %s %s %s\n", id,
+		       p.tick, p.unix_ms, p.node, p.slot, p.seq, u7, u8t, ulid);
+	}
+	return 0;
+}
