@@ -407,6 +407,18 @@ static int claim(struct agent *a, uint32_t id)
 			a->grant_ms = fl;
 			goto out;
 		}
+		if (!has_floor) {
+			/* Never a floor of 0: drop the claim with its lease. */
+			say("node %u: our claim (token %" PRId64 ") is in etcd but %s is gone: refusing it; "
+			    "restore %s to a time (Unix ms) at or after the last ID issued under it",
+			    id, a->token, fk, fk);
+			if (etcd_lease_revoke(a->e, a->lease))
+				say("lease %" PRIx64 ": revoke in etcd: %s (it expires by itself)",
+				    (uint64_t)a->lease, etcd_errmsg(a->e));
+			a->lease = 0;
+			r = -ESTALE;
+			goto out;
+		}
 		goto floor;
 	}
 	if (has_node) {
@@ -630,6 +642,8 @@ static int acquire(struct agent *a)
 				return 0;
 			}
 			busy[id] = 1;
+			if (!a->lease)
+				break;	/* claim() dropped it: a new one first */
 			if (r != -EEXIST && r != -ESTALE && r != -EAGAIN) {
 				say("claim node %u: %s", id, etcd_errmsg(a->e));
 				break;
