@@ -20,6 +20,7 @@ struct lease_conf {
 	char *device;		/* /dev/uid */
 	char *machine_id_file;	/* /etc/machine-id */
 	char *machine_id;	/* its content, or given */
+	char *boot_id_file;	/* /proc/sys/kernel/random/boot_id */
 	char *sim;		/* --device-sim state file, or NULL */
 	long sim_node_bits;
 	long ttl_s;		/* lease TTL asked of etcd */

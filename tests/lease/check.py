@@ -79,7 +79,7 @@ if a.sim:
                 cur[who] = [t, dl, node, tok]
             elif ev == "renew" and who in cur:
                 cur[who][1] = dl
-            elif ev in ("revoke", "expire") and who in cur:
+            elif ev in ("revoke", "expire", "fork") and who in cur:
                 s, d, n, k = cur.pop(who)
                 iv[n].append((s, min(t, d), who, k))
     for who, (s, d, n, k) in cur.items():
