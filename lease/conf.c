@@ -204,6 +204,31 @@ int lease_conf_finish(struct lease_conf *c)
 	return 0;
 }
 
+/*
+ * The whole of a command line's configuration: the file, then every
+ * -o KEY=VALUE over it, then the checks. 0, or -1 with the reason printed.
+ */
+int lease_conf_load(struct lease_conf *c, const char *file, int must_exist,
+		    char **sets, int nsets, const char *prog)
+{
+	int i;
+
+	if (lease_conf_read(c, file, must_exist))
+		return -1;
+	for (i = 0; i < nsets; i++) {
+		char *eq = strchr(sets[i], '=');
+
+		if (!eq) {
+			fprintf(stderr, "%s: -o %s: not KEY=VALUE\n", prog, sets[i]);
+			return -1;
+		}
+		*eq = 0;
+		if (lease_conf_set(c, sets[i], eq + 1))
+			return -1;
+	}
+	return lease_conf_finish(c) ? -1 : 0;
+}
+
 int lease_conf_endpoints(const struct lease_conf *c, char ***arr)
 {
 	char *s = strdup(c->endpoints), *tok, *save = NULL;
