@@ -49,6 +49,7 @@ struct agent {
 	int nr_endpoints;
 	char prefix[256];	/* /uidgen/<cluster>/ */
 	char host[128];
+	char boot_id[64];	/* this boot's, in the claim value */
 	/* the lease */
 	int64_t lease;
 	int64_t stale_lease;	/* ours, revoked in the device, not yet in etcd */
@@ -148,6 +149,20 @@ int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_en
 	snprintf(a->prefix, sizeof(a->prefix), "/uidgen/%s/", c->cluster);
 	if (gethostname(a->host, sizeof(a->host) - 1))
 		strcpy(a->host, "?");
+	{
+		FILE *f = fopen(c->boot_id_file, "r");
+
+		if (!f || !fgets(a->boot_id, sizeof(a->boot_id), f) || !*a->boot_id) {
+			say("%s: cannot read the boot ID: %s", c->boot_id_file,
+			    f ? "empty" : strerror(errno));
+			if (f)
+				fclose(f);
+			free(a);
+			return -ENOENT;
+		}
+		fclose(f);
+		a->boot_id[strcspn(a->boot_id, "\r\n")] = 0;
+	}
 	srandom((unsigned int)(getpid() ^ etcd_boottime_ns()));
 	*ap = a;
 	return 0;
@@ -206,6 +221,7 @@ static char *claim_value(const struct agent *a)
 
 	json_object_object_add(o, "machine", json_object_new_string(a->c->machine_id));
 	json_object_object_add(o, "host", json_object_new_string(a->host));
+	json_object_object_add(o, "boot_id", json_object_new_string(a->boot_id));
 	json_object_object_add(o, "since_ms", json_object_new_int64((int64_t)now_ms()));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -246,26 +262,76 @@ static long last_held(struct agent *a)
 }
 
 /*
- * persist_grant() - write @grant_ms to floor/<node> while node/<node> is
- * still our claim. Returns 0, -ENOLINK if the claim is gone, or -errno if
- * etcd did not answer (the grant is then not raised).
+ * persist_grant() - raise floor/<node> to @grant_ms while node/<node> is
+ * still our claim. The floor never goes down: the write is a
+ * compare-and-swap on the floor's mod_revision, and a floor already at or
+ * above @grant_ms is left as it is (a late retry of an older grant, or a
+ * clone of this VM with a clock behind, cannot lower it). Returns 0 (the
+ * floor is at or above @grant_ms), -ENOLINK if the claim is gone, -EINVAL
+ * if the floor is not a time, -EAGAIN if the floor kept moving, or
+ * -errno if etcd did not answer (the grant is then not raised).
  */
 static int persist_grant(struct agent *a, uint64_t grant_ms)
 {
-	json_object *c = json_object_new_array(), *s = json_object_new_array(), *resp;
 	char nk[512], fk[512], v[24];
-	int ok, r;
+	int tries, ok, r;
 
 	key(a, nk, sizeof(nk), "node", a->node);
 	key(a, fk, sizeof(fk), "floor", a->node);
 	snprintf(v, sizeof(v), "%" PRIu64, grant_ms);
-	json_object_array_add(c, etcd_cmp_create(nk, a->token));
-	json_object_array_add(s, etcd_op_put(fk, v, 0));
-	r = etcd_txn(a->e, c, s, NULL, &ok, &resp);
-	if (r)
-		return r;
-	json_object_put(resp);
-	return ok ? 0 : -ENOLINK;
+	for (tries = 0; tries < 5; tries++) {
+		json_object *c = json_object_new_array(), *s = json_object_new_array();
+		json_object *f = json_object_new_array(), *resp;
+		struct etcd_kv kv;
+		uint64_t old = 0;
+		int64_t mod = 0;
+
+		r = range(a, fk, 0, 0, &resp);
+		if (r) {
+			json_object_put(c);
+			json_object_put(s);
+			json_object_put(f);
+			return r;
+		}
+		if (!etcd_kv_get(resp, 0, &kv)) {
+			mod = kv.mod_revision;
+			r = parse_u64(kv.value, &old);
+			if (r)
+				say("node %u: %s holds '%.40s', not a time in ms: not writing over it",
+				    a->node, fk, kv.value);
+			etcd_kv_free(&kv);
+		}
+		json_object_put(resp);
+		if (r) {
+			json_object_put(c);
+			json_object_put(s);
+			json_object_put(f);
+			return r;
+		}
+		json_object_array_add(c, etcd_cmp_create(nk, a->token));
+		json_object_array_add(c, etcd_cmp_mod(fk, mod));
+		if (grant_ms > old)
+			json_object_array_add(s, etcd_op_put(fk, v, 0));
+		json_object_array_add(f, etcd_op_range(nk, 0, 0));
+		r = etcd_txn(a->e, c, s, f, &ok, &resp);
+		if (r)
+			return r;
+		if (ok) {
+			json_object_put(resp);
+			return 0;
+		}
+		ok = !etcd_kv_get(etcd_txn_range(resp, 0), 0, &kv);
+		json_object_put(resp);
+		if (!ok)
+			return -ENOLINK;
+		r = kv.create_revision == a->token ? 0 : -ENOLINK;
+		etcd_kv_free(&kv);
+		if (r)
+			return r;
+		/* the floor moved between our read and our write: again */
+	}
+	say("node %u: %s kept moving under us (%d tries): grant not raised", a->node, fk, tries);
+	return -EAGAIN;
 }
 
 /*
@@ -341,6 +407,18 @@ static int claim(struct agent *a, uint32_t id)
 			a->grant_ms = fl;
 			goto out;
 		}
+		if (!has_floor) {
+			/* Never a floor of 0: drop the claim with its lease. */
+			say("node %u: our claim (token %" PRId64 ") is in etcd but %s is gone: refusing it; "
+			    "restore %s to a time (Unix ms) at or after the last ID issued under it",
+			    id, a->token, fk, fk);
+			if (etcd_lease_revoke(a->e, a->lease))
+				say("lease %" PRIx64 ": revoke in etcd: %s (it expires by itself)",
+				    (uint64_t)a->lease, etcd_errmsg(a->e));
+			a->lease = 0;
+			r = -ESTALE;
+			goto out;
+		}
 		goto floor;
 	}
 	if (has_node) {
@@ -414,30 +492,37 @@ out:
  * then etcd (which frees the ID for the others). */
 static void release(struct agent *a, const char *why)
 {
-	int r;
+	int r, free_etcd = 1;
 
 	if (a->installed) {
 		r = lease_dev_revoke(a->d, (uint64_t)a->token);
-		if (r == -ESTALE) {
-			/* Our token is not in force: the kernel revoked it at
-			 * the deadline (or on a VM fork) already. */
-			struct lease_dev_state st;
-
-			if (!lease_dev_state(a->d, &st) &&
-			    (!st.active || st.token != (uint64_t)a->token)) {
-				say("node %u: already revoked in the device (%s)", a->node, why);
-				r = 0;
-				goto revoked;
-			}
+		if (r == -ESTALE && etcd_boottime_ns() >= a->deadline_ns) {
+			/* Our token is not in force and our deadline has
+			 * passed: the kernel revoked it there. */
+			say("node %u: already revoked in the device (%s), at its deadline", a->node, why);
+			r = 0;
+			goto revoked;
 		}
 		if (r)
 			say("node %u: revoke in the device: %s", a->node, strerror(-r));
 		else
 			say("node %u: revoked in the device (%s)", a->node, why);
+		if (r) {
+			/* Not revoked by us, before our deadline: a VM fork or
+			 * snapshot restore (this may be the copy, and the
+			 * original still issues under this very lease and
+			 * token), or a revoke by hand. Leave etcd alone: the
+			 * lease expires by itself. */
+			say("node %u: not releasing lease %" PRIx64 " in etcd (the device revoke was not ours): it expires by itself in %" PRId64 " s",
+			    a->node, (uint64_t)a->lease, a->ttl);
+			free_etcd = 0;
+		}
 revoked:
 		a->installed = 0;
 	}
-	if (a->lease) {
+	if (a->lease && !free_etcd) {
+		a->lease = 0;
+	} else if (a->lease) {
 		r = etcd_lease_revoke(a->e, a->lease);
 		if (r && r != -ENOENT) {
 			say("lease %" PRIx64 ": revoke in etcd: %s (it expires by itself in %" PRId64 " s, or when etcd answers again)",
@@ -557,6 +642,8 @@ static int acquire(struct agent *a)
 				return 0;
 			}
 			busy[id] = 1;
+			if (!a->lease)
+				break;	/* claim() dropped it: a new one first */
 			if (r != -EEXIST && r != -ESTALE && r != -EAGAIN) {
 				say("claim node %u: %s", id, etcd_errmsg(a->e));
 				break;
@@ -611,7 +698,26 @@ static int install(struct agent *a)
 	}
 }
 
-enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED };
+enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED, HOLD_GONE };
+
+/* Is our node, with our token, still in force in the device? Asked before
+ * every etcd write of a hold round: a VM fork or snapshot restore revokes
+ * it in the copy's kernel, and the copy's agent still has our lease and
+ * token; it must then write nothing to etcd. */
+static int dev_holds(struct agent *a)
+{
+	struct lease_dev_state st;
+	int r = lease_dev_state(a->d, &st);
+
+	if (!r && st.active && st.node == a->node && st.token == (uint64_t)a->token)
+		return 1;
+	if (r)
+		say("node %u: UIDGEN_IOC_INFO: %s", a->node, strerror(-r));
+	else
+		say("node %u: no longer in force in the device (%s): VM fork, snapshot restore or revoked by hand; writing nothing to etcd",
+		    a->node, st.active ? "another node or token" : "no node");
+	return 0;
+}
 
 /* hold() - keepalives every TTL/3, each followed by a grant raised ahead
  * of the clock (persisted first) and the deadline moved; returns why it
@@ -634,6 +740,8 @@ static int hold(struct agent *a)
 			    a->node, (double)a->ka_sent_ns / 1e9);
 			return HOLD_EXPIRED;
 		}
+		if (!dev_holds(a))
+			return HOLD_GONE;
 		/* Give every endpoint its turn before the deadline. */
 		left_ms = (long)((a->deadline_ns - now) / 1000000);
 		etcd_set_timeout(a->e, left_ms / (2 * a->nr_endpoints) < a->c->timeout_ms ?
@@ -656,13 +764,16 @@ static int hold(struct agent *a)
 		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 		if (a->grant_ms < now_ms() + (uint64_t)a->c->grant_window_ms * 2 / 3) {
 			grant = now_ms() + (uint64_t)a->c->grant_window_ms;
+			if (!dev_holds(a))
+				return HOLD_GONE;
 			r = persist_grant(a, grant);
 			if (r == -ENOLINK) {
 				say("node %u: the claim is gone from etcd", a->node);
 				return HOLD_LOST;
 			}
 			if (r) {
-				say("node %u: persist grant: %s", a->node, etcd_errmsg(a->e));
+				if (r != -EINVAL && r != -EAGAIN)
+					say("node %u: persist grant: %s", a->node, etcd_errmsg(a->e));
 				grant = 0;
 			}
 		}
@@ -682,19 +793,25 @@ static int hold(struct agent *a)
 
 /*
  * drop_stale_claim() - at start, with nothing of ours in force in the
- * device: a claim of this machine's still in etcd was left by an agent
- * that died after its kernel revoked (deadline passed, etcd restarted,
- * SIGKILL). Nobody issues under it; free it now rather than a TTL later.
+ * device: a claim of this boot of this machine still in etcd was left by
+ * an agent that died after its kernel revoked (deadline passed, etcd
+ * restarted, SIGKILL). Nobody issues under it; free it now rather than a
+ * TTL later. A claim with this machine ID but another boot ID (or none)
+ * may be a live holder: two machines cloned with one /etc/machine-id, or
+ * this one before a reboot. It is left to expire.
  */
 static void drop_stale_claim(struct agent *a)
 {
-	json_object *resp, *v, *m;
+	json_object *resp, *v, *m, *b;
+	struct lease_dev_state st;
 	struct etcd_kv kv;
 	long id = last_held(a);
 	char nk[512];
-	int mine = 0;
+	int mine = 0, boot = 0;
 
 	if (id < 0)
+		return;
+	if (!lease_dev_state(a->d, &st) && st.active && st.node == (uint32_t)id)
 		return;
 	key(a, nk, sizeof(nk), "node", (uint32_t)id);
 	if (range(a, nk, 0, 0, &resp))
@@ -703,8 +820,17 @@ static void drop_stale_claim(struct agent *a)
 		v = json_tokener_parse(kv.value);
 		mine = v && json_object_object_get_ex(v, "machine", &m) &&
 		       !strcmp(json_object_get_string(m), a->c->machine_id);
+		boot = mine && json_object_object_get_ex(v, "boot_id", &b) &&
+		       !strcmp(json_object_get_string(b), a->boot_id);
+		if (mine && !boot)
+			say("node %ld: held by machine ID %s (ours) with boot ID %s, not ours (%s): "
+			    "two machines share one machine ID (a cloned image?), or two agents run here; "
+			    "leaving that claim alone (give each machine its own /etc/machine-id)",
+			    id, a->c->machine_id,
+			    json_object_object_get_ex(v, "boot_id", &b) ? json_object_get_string(b) : "none",
+			    a->boot_id);
 		json_object_put(v);
-		if (mine && kv.lease && !etcd_lease_revoke(a->e, kv.lease))
+		if (boot && kv.lease && !etcd_lease_revoke(a->e, kv.lease))
 			say("node %ld: released this machine's claim left by a previous run (token %" PRId64
 			    "): the device does not hold it", id, kv.create_revision);
 		etcd_kv_free(&kv);
@@ -808,7 +934,8 @@ int agent_run(struct agent *a)
 			break;
 holding:
 		h = hold(a);
-		release(a, h == HOLD_STOP ? "shutdown" : h == HOLD_LOST ? "claim lost" : "deadline passed");
+		release(a, h == HOLD_STOP ? "shutdown" : h == HOLD_LOST ? "claim lost" :
+			h == HOLD_GONE ? "not in force in the device" : "deadline passed");
 		r = 0;
 		if (!lease_stop)
 			sleep_until(etcd_boottime_ns() + jitter((uint64_t)a->c->retry_ms * 1000000));

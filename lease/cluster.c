@@ -119,21 +119,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (lease_conf_read(&c, conf, explicit))
-		return 2;
-	for (i = 0; i < nsets; i++) {
-		char *eq = strchr(sets[i], '=');
-
-		if (!eq) {
-			fprintf(stderr, "uidgen-cluster: -o %s: not KEY=VALUE\n", sets[i]);
-			return 2;
-		}
-		*eq = 0;
-		if (lease_conf_set(&c, sets[i], eq + 1))
-			return 2;
-	}
+	r = lease_conf_load(&c, conf, explicit, sets, nsets, "uidgen-cluster");
 	free(sets);
-	if (lease_conf_finish(&c))
+	if (r)
 		return 2;
 	r = lease_conf_endpoints(&c, &ec.endpoints);
 	if (r < 0)

@@ -19,6 +19,7 @@ void lease_conf_defaults(struct lease_conf *c)
 	c->cluster = strdup("default");
 	c->device = strdup("/dev/uid");
 	c->machine_id_file = strdup("/etc/machine-id");
+	c->boot_id_file = strdup("/proc/sys/kernel/random/boot_id");
 	c->sim_node_bits = 10;
 	c->ttl_s = 10;
 	c->margin_ms = 1000;
@@ -59,6 +60,7 @@ int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
 #define S(f) { #f, offsetof(struct lease_conf, f) }
 		S(endpoints), S(cluster), S(cacert), S(cert), S(key), S(user),
 		S(password_file), S(device), S(machine_id_file), S(machine_id),
+		S(boot_id_file),
 #undef S
 	};
 	size_t i;
@@ -186,6 +188,13 @@ int lease_conf_finish(struct lease_conf *c)
 	}
 	if (!c->grant_window_ms)
 		c->grant_window_ms = c->ttl_s * 2000 / 3;
+	/* The deadline is TTL x (1 - rate) - margin after a keepalive: it
+	 * must come after it. */
+	if (c->margin_ms >= c->ttl_s * (1000000 - c->rate_ppm) / 1000) {
+		fprintf(stderr, "uidgen-lease: margin_ms %ld is not below TTL x (1 - rate_ppm) = %ld ms (ttl %ld s, rate_ppm %ld): the deadline would come before the keepalive\n",
+			c->margin_ms, c->ttl_s * (1000000 - c->rate_ppm) / 1000, c->ttl_s, c->rate_ppm);
+		return -EINVAL;
+	}
 	/* The deadline must leave time to renew in: see uidgen-lease(8). */
 	if (c->margin_ms >= c->ttl_s * 1000 * 2 / 3) {
 		fprintf(stderr, "uidgen-lease: margin_ms %ld leaves no time to renew in a %ld s TTL (keep it below 2/3 of it)\n",
@@ -193,6 +202,31 @@ int lease_conf_finish(struct lease_conf *c)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The whole of a command line's configuration: the file, then every
+ * -o KEY=VALUE over it, then the checks. 0, or -1 with the reason printed.
+ */
+int lease_conf_load(struct lease_conf *c, const char *file, int must_exist,
+		    char **sets, int nsets, const char *prog)
+{
+	int i;
+
+	if (lease_conf_read(c, file, must_exist))
+		return -1;
+	for (i = 0; i < nsets; i++) {
+		char *eq = strchr(sets[i], '=');
+
+		if (!eq) {
+			fprintf(stderr, "%s: -o %s: not KEY=VALUE\n", prog, sets[i]);
+			return -1;
+		}
+		*eq = 0;
+		if (lease_conf_set(c, sets[i], eq + 1))
+			return -1;
+	}
+	return lease_conf_finish(c) ? -1 : 0;
 }
 
 int lease_conf_endpoints(const struct lease_conf *c, char ***arr)

@@ -20,6 +20,7 @@ struct lease_conf {
 	char *device;		/* /dev/uid */
 	char *machine_id_file;	/* /etc/machine-id */
 	char *machine_id;	/* its content, or given */
+	char *boot_id_file;	/* /proc/sys/kernel/random/boot_id */
 	char *sim;		/* --device-sim state file, or NULL */
 	long sim_node_bits;
 	long ttl_s;		/* lease TTL asked of etcd */
@@ -38,6 +39,9 @@ int lease_conf_read(struct lease_conf *c, const char *file, int must_exist);
 int lease_conf_set(struct lease_conf *c, const char *key, const char *value);
 /* Fill machine_id and password, check ranges. Returns 0 or -errno. */
 int lease_conf_finish(struct lease_conf *c);
+/* read FILE, apply each "-o KEY=VALUE" in SETS, finish; prints as PROG */
+int lease_conf_load(struct lease_conf *c, const char *file, int must_exist,
+		    char **sets, int nsets, const char *prog);
 /* Split endpoints into a NULL-terminated array; returns how many. */
 int lease_conf_endpoints(const struct lease_conf *c, char ***arr);
 void lease_conf_free_endpoints(char **arr);

@@ -64,9 +64,20 @@ static void sim_log(struct lease_dev *d, uint64_t t, const char *ev)
 }
 
 /* The kernel revokes at the deadline by itself: so does the stand-in,
- * on its next use, logging the deadline as the time. */
+ * on its next use, logging the deadline as the time. It also revokes, as
+ * the kernel does on a VM fork or snapshot restore, when a file
+ * <state>.fork appears (a test's stand-in for the fork: the agent keeps
+ * its lease and token, the device does not). */
 static void sim_expire(struct lease_dev *d)
 {
+	char fork[4096];
+
+	snprintf(fork, sizeof(fork), "%s.fork", d->sim);
+	if (!unlink(fork) && d->st.active) {
+		sim_log(d, etcd_boottime_ns(), "fork");
+		d->st.active = 0;
+		sim_save(d);
+	}
 	if (d->st.active && d->st.deadline_ns && etcd_boottime_ns() >= d->st.deadline_ns) {
 		sim_log(d, d->st.deadline_ns, "expire");
 		d->st.active = 0;

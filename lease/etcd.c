@@ -227,7 +227,7 @@ static int post(struct etcd *e, const char *path, const char *body,
 	}
 	curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
 	o = e->len ? json_tokener_parse(e->body) : NULL;
-	if (!o && status == 400 && strstr(e->body, "CommonName")) {
+	if (!o && status == 400 && e->len && e->body && strstr(e->body, "CommonName")) {
 		snprintf(e->err, sizeof(e->err),
 			 "%s: etcd's JSON gateway refuses a client certificate with a CommonName when --client-cert-auth is on (CVE-2018-16886): issue this machine's certificate with an empty CommonName and authenticate with user and password_file",
 			 url);

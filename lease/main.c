@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	struct agent *a = NULL;
 	const char *conf = LEASE_CONF_DEFAULT;
 	char **sets = calloc((size_t)argc + 1, sizeof(*sets));
-	int nsets = 0, opt, r, i, explicit = 0;
+	int nsets = 0, opt, r, explicit = 0;
 
 	lease_conf_defaults(&c);
 	while ((opt = getopt_long(argc, argv, "c:o:hV", opts, NULL)) != -1) {
@@ -87,21 +87,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (lease_conf_read(&c, conf, explicit))
-		return 2;
-	for (i = 0; i < nsets; i++) {
-		char *eq = strchr(sets[i], '=');
-
-		if (!eq) {
-			fprintf(stderr, "uidgen-lease: -o %s: not KEY=VALUE\n", sets[i]);
-			return 2;
-		}
-		*eq = 0;
-		if (lease_conf_set(&c, sets[i], eq + 1))
-			return 2;
-	}
+	r = lease_conf_load(&c, conf, explicit, sets, nsets, "uidgen-lease");
 	free(sets);
-	if (lease_conf_finish(&c))
+	if (r)
 		return 2;
 	r = lease_conf_endpoints(&c, &ec.endpoints);
 	if (r < 0) {

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "uidgen.h"
+#include "internal.h"
 
 struct uidgen {
 	int fd;
@@ -616,7 +617,8 @@ int uidgen_format(uint64_t id, enum uidgen_format fmt, char *buf, size_t len)
 	return n;
 }
 
-static int b32_value(char c)
+/* Crockford's base32 digit @c is worth; -1 if none. Shared with uuid.c. */
+int uidgen_b32_value(char c)
 {
 	const char *p;
 
@@ -670,7 +672,7 @@ int uidgen_parse(const char *s, enum uidgen_format fmt, uint64_t *id)
 		int d;
 
 		if (base == 32)
-			d = b32_value(*s);
+			d = uidgen_b32_value(*s);
 		else if (*s >= '0' && *s <= '9')
 			d = *s - '0';
 		else if (base == 16 && *s >= 'a' && *s <= 'f')

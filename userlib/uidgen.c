@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -556,15 +558,19 @@ static int state_write(const char *file, uint32_t node,
 	int fd, len, ret = 0;
 	char *slash;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	len = snprintf(text, sizeof(text),
 		       "# uidgen state: no ID of this node ID ends after floor_ms\n"
 		       "node_id=%u\nfloor_ms=%llu\n", node, floor_ms);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A temp file of this call's own: no other writer can truncate it. */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, text, len) != len)
+	errno = 0;
+	if (fchmod(fd, 0644))
+		ret = -errno;
+	else if (write(fd, text, len) != len)
 		ret = errno ? -errno : -EIO;
 	else if (fsync(fd))
 		ret = -errno;
@@ -592,6 +598,32 @@ static int state_write(const char *file, uint32_t node,
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/*
+ * Hold FILE.lock for writing: every command that writes the state file and
+ * then changes the kernel's grant does both under it, so two writers (two
+ * keeps, keep and a restore or save) can never leave the kernel granted
+ * above what the file holds. With @nonblock, -EWOULDBLOCK if held.
+ * Returns the fd to close, or -errno.
+ */
+static int state_lock(const char *file, const char *suffix, int nonblock)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s%s", file, suffix) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | (nonblock ? LOCK_NB : 0))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 /* Where a node ID about to be assigned takes its floor from. */
@@ -884,6 +916,12 @@ static int cmd_state_save(const char *dev, const char *file)
 		read_u64(SYSFS_DEV "high_water_ms", &high);
 		floor = max_ull(floor, high);
 	}
+	if (!floor) {
+		/* Nothing issued, no floor: the file's last mark still holds. */
+		printf("node ID %u revoked; it issued nothing: %s left as it is\n",
+		       node, file);
+		return 0;
+	}
 	ret = state_write(file, node, floor);
 	if (ret)
 		return fail(ret, file);
@@ -1038,7 +1076,7 @@ static int keep_round(const char *dev, const char *file,
 {
 	struct uidgen_info info;
 	unsigned long long grant;
-	int fd, ret;
+	int fd, lock, ret;
 
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -1069,9 +1107,20 @@ static int keep_round(const char *dev, const char *file,
 		close(fd);
 		return 1;
 	}
+	lock = state_lock(file, ".lock", 0);
+	if (lock < 0) {
+		close(fd);
+		fail(lock, "locking the state file");
+		*said = 3;
+		return 0;
+	}
+	/* Under the lock: the grant in force, then the mark above it. */
+	ret = node_info(fd, &info);
 	grant = grant_mark(&info, ahead_ms);
-	ret = state_write(file, info.node_id, grant);
+	if (!ret)
+		ret = state_write(file, info.node_id, grant);
 	if (ret) {
+		close(lock);
 		close(fd);
 		/* No renew: callers wait at the old grant rather than outrun the file. */
 		fprintf(stderr, "%s: persisting to %s: %s; grant left at %llu ms\n",
@@ -1080,6 +1129,7 @@ static int keep_round(const char *dev, const char *file,
 		return 0;
 	}
 	ret = node_ioctl(fd, UIDGEN_NODE_RENEW, info.node_id, 0, grant);
+	close(lock);
 	close(fd);
 	if (ret) {
 		fail_node(ret, "raising the grant", info.node_id);
@@ -1105,12 +1155,19 @@ static int cmd_state_keep(const char *dev, const char *file,
 			  unsigned long long ahead_ms, unsigned long long every_ms)
 {
 	struct sigaction sa = { .sa_handler = keep_on_signal };
-	int said = 0;
+	int said = 0, keeper;
 
 	if (!ahead_ms || every_ms >= ahead_ms) {
 		fprintf(stderr, "%s: state keep needs --every-ms (%llu) below --ahead-ms (%llu), so the grant is raised before it runs out\n",
 			prog, every_ms, ahead_ms);
 		return 2;
+	}
+	/* One keeper per file, for as long as it runs. */
+	keeper = state_lock(file, ".keep", 1);
+	if (keeper < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, keeper == -EWOULDBLOCK ?
+			"another 'state keep' is already keeping it" : strerror(-keeper));
+		return 1;
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -1126,6 +1183,27 @@ static int cmd_state_keep(const char *dev, const char *file,
 	return 0;
 }
 
+static int cmd_state_save_ahead(const char *dev, const char *file,
+				unsigned long long ahead_ms)
+{
+	(void)ahead_ms;
+	return cmd_state_save(dev, file);
+}
+
+/* Run a state command with FILE.lock held (see state_lock()). */
+static int state_locked(const char *dev, const char *file,
+			unsigned long long ahead_ms,
+			int (*cmd)(const char *, const char *, unsigned long long))
+{
+	int lock = state_lock(file, ".lock", 0), ret;
+
+	if (lock < 0)
+		return fail(lock, "locking the state file");
+	ret = cmd(dev, file, ahead_ms);
+	close(lock);
+	return ret;
+}
+
 static int cmd_state(const char *dev, char **argv, int argc,
 		     const struct keep_opts *o)
 {
@@ -1135,10 +1213,16 @@ static int cmd_state(const char *dev, char **argv, int argc,
 				prog);
 			return 2;
 		}
-		return cmd_state_save(dev, argv[1]);
+		return state_locked(dev, argv[1], 0, cmd_state_save_ahead);
 	}
-	if (argc == 2 && !strcmp(argv[0], "restore"))
-		return cmd_state_restore(dev, argv[1], o->ahead_ms);
+	if (argc == 2 && !strcmp(argv[0], "restore")) {
+		if (!o->ahead_ms) {
+			fprintf(stderr, "%s: state restore needs --ahead-ms above 0: with no grant the kernel would issue past what %s holds, and a crash could repeat IDs\n",
+				prog, argv[1]);
+			return 2;
+		}
+		return state_locked(dev, argv[1], o->ahead_ms, cmd_state_restore);
+	}
 	if (argc == 2 && !strcmp(argv[0], "keep"))
 		return cmd_state_keep(dev, argv[1], o->ahead_ms, o->every_ms);
 	fprintf(stderr, "%s: usage: %s state save|restore|keep FILE\n", prog, prog);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "uidgen.h"
+#include "internal.h"
 
 #define UUID_US_PER_MS	1000ULL
 #define UUID_FRAC	4096ULL		/* rand_a: 12 bits of fraction */
@@ -192,22 +193,6 @@ static int hex_value(char c)
 	return -1;
 }
 
-static int ulid_value(char c)
-{
-	const char *p;
-
-	switch (c) {
-	case 'o': case 'O':
-		return 0;
-	case 'i': case 'I': case 'l': case 'L':
-		return 1;
-	}
-	if (c >= 'a' && c <= 'z')
-		c -= 'a' - 'A';
-	p = c ? strchr(ulid_digits, c) : NULL;
-	return p ? p - ulid_digits : -1;
-}
-
 int uidgen_parse_uuid(const char *s, uint8_t uuid[16])
 {
 	size_t len = strlen(s);
@@ -235,7 +220,7 @@ int uidgen_parse_uuid(const char *s, uint8_t uuid[16])
 	if (len != ULID_LEN)
 		return -EINVAL;
 	for (i = 0; i < ULID_LEN; i++) {
-		d = ulid_value(s[i]);
+		d = uidgen_b32_value(s[i]);
 		if (d < 0)
 			return -EINVAL;
 		if (i == 0 && d > 7)

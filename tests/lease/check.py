@@ -73,13 +73,14 @@ if a.sim:
             f = line.split()
             t, ev = int(f[0]), f[1]
             kv = dict(x.split("=", 1) for x in f[2:])
-            who = kv["who"]
+            # One log a device: two agents may share a machine ID.
+            who = "%s@%s" % (kv["who"], path)
             node, tok, dl = int(kv["node"]), int(kv["token"]), int(kv["deadline"])
             if ev == "install":
                 cur[who] = [t, dl, node, tok]
             elif ev == "renew" and who in cur:
                 cur[who][1] = dl
-            elif ev in ("revoke", "expire") and who in cur:
+            elif ev in ("revoke", "expire", "fork") and who in cur:
                 s, d, n, k = cur.pop(who)
                 iv[n].append((s, min(t, d), who, k))
     for who, (s, d, n, k) in cur.items():
@@ -100,11 +101,16 @@ if a.sim:
     late = 0
     for n, lst in iv.items():
         lst.sort()
-        for p, q in zip(lst, lst[1:]):
-            if q[0] < p[1]:
+        # Against the longest-running earlier interval, not just the one
+        # before: a long hold can overlap one that starts several later.
+        far = None
+        for q in lst:
+            if far is not None and q[0] < far[1]:
                 overlaps += 1
                 print("%s in force twice: %s token %d until %d, %s token %d from %d"
-                      % (n, p[2], p[3], p[1], q[2], q[3], q[0]))
+                      % (n, far[2], far[3], far[1], q[2], q[3], q[0]))
+            if far is None or q[1] > far[1]:
+                far = q
         if a.watch:
             for s, e, who, k in lst:
                 key = [x for x in created if x[1] == k and x[0] == n]

@@ -166,6 +166,61 @@ check "global check: no ID held twice in etcd or the stand-ins, each stopped bef
 	'tests/lease/check.py --watch "$out/watch.txt" $(for f in "$out"/*.sim.log; do echo --sim "$f"; done) | tee "$out/global.txt" &&
 	 grep -q "RESULT etcd_held_twice 0" "$out/global.txt" && grep -q "RESULT sim_overlaps 0" "$out/global.txt"'
 sed 's/^/# /' "$out/global.txt"
+
+# modrev KEY: its mod_revision, 0 if absent.
+modrev() {
+	ectl get "$1" -w json | python3 -c 'import json, sys; k = json.load(sys.stdin).get("kvs", []); print(k[0]["mod_revision"] if k else 0)'
+}
+# The floor never goes down: raised above the holder's grants (as by a
+# late retry of a newer grant), its next grants leave it there.
+start F floor 0
+waitlog F "in force" > /dev/null
+hi=$(( $(date +%s%3N) + 1000000000 ))
+ectl put /uidgen/floor/floor/0 "$hi" > /dev/null
+renews=$(grep -c " renew .*grant=[1-9]" "$out/F.sim.log")
+sleep 4
+check "a floor above the holder's grant is not lowered by its next grants" \
+	'[ "$(grep -c " renew .*grant=[1-9]" "$out/F.sim.log")" -ge $((renews + 2)) ] &&
+	 [ "$(ectl get /uidgen/floor/floor/0 --print-value-only)" = "$hi" ]'
+# A VM fork or snapshot restore: the copy's kernel revoked the node, its
+# agent still has the lease and token. It must write nothing to etcd,
+# nor free the original's claim.
+n_rev=$(modrev /uidgen/floor/node/0)
+f_rev=$(modrev /uidgen/floor/floor/0)
+touch "$out/F.sim.fork"
+check "the device revoked under the agent (VM fork): it notices" \
+	'waitlog F "(no longer in force in the device|renew in the device)" && sleep 0.5'
+check "and writes nothing to etcd: claim and floor as they were, the lease left to expire" \
+	'[ "$(modrev /uidgen/floor/node/0)" = "$n_rev" ] && [ "$(modrev /uidgen/floor/floor/0)" = "$f_rev" ] &&
+	 grep -q "not releasing lease" "$out/F.log"'
+stop F
+
+# Two machines with one machine ID (another boot ID): the second leaves
+# the first's claim alone, loudly.
+echo boot-one > "$out/boot1"
+echo boot-two > "$out/boot2"
+start D twin 1 -o machine_id=twin -o boot_id_file="$out/boot1"
+waitlog D "in force" > /dev/null
+d_node=$(node_of D)
+start E twin 1 -o machine_id=twin -o boot_id_file="$out/boot2"
+check "a second machine with the same machine ID takes the other ID" \
+	'waitlog E "in force" && [ "$(node_of E)" != "$d_node" ]'
+check "and leaves the first's claim alone, saying why" \
+	'waitlog E "two machines share one machine ID" && sleep 3 && ! grep -Eq " (expire|revoke) " "$out/D.sim.log"'
+stop E
+stop D
+# The same boot: a claim left by a killed agent whose device revoked is
+# freed at once.
+start H twin2 1 -o boot_id_file="$out/boot1"
+waitlog H "in force" > /dev/null
+h_node=$(node_of H)
+kill -KILL "${apid[H]}"
+wait "${apid[H]}" 2>/dev/null
+touch "$out/H.sim.fork"
+start H twin2 1 -o boot_id_file="$out/boot1"
+check "killed, its device revoked, restarted in the same boot: its old claim is freed at once" \
+	'waitlog H "node $h_node: released this machine.s claim left by a previous run" && waitlog H "node $h_node: in force"'
+stop H
 etcd_stop
 
 # TLS with client certificates, and user/password.
@@ -215,6 +270,9 @@ check "lease.conf: a TTL below 2 s is refused (exit 2)" \
 printf 'endpoint = x\n' > "$out/bad2.conf"
 check "lease.conf: an unknown key is refused (exit 2)" \
 	'"$agent" -c "$out/bad2.conf" > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "unknown setting .endpoint." "$out/bad.log"'
+printf 'endpoints = http://127.0.0.1:1\nttl = 2\nrate_ppm = 500000\nmargin_ms = 1000\n' > "$out/bad3.conf"
+check "lease.conf: a margin not below TTL x (1 - rate) is refused (exit 2)" \
+	'"$agent" -c "$out/bad3.conf" -o machine_id=x > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "margin_ms 1000 is not below TTL x (1 - rate_ppm) = 1000 ms" "$out/bad.log"'
 check "the shipped lease.conf parses" \
 	'"$agent" -c etc/lease.conf.example -o machine_id=x -o device=/nonexistent > "$out/ex.log" 2>&1; grep -q "/nonexistent: No such file" "$out/ex.log"'
 tap_end

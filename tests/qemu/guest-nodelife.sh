@@ -59,8 +59,14 @@ cat > /run/modprobe.d/uidgen.conf <<EOF
 options uidgen node_id=7 ts_bits=52 seq_bits=1 max_borrow_ticks=1000
 EOF
 mount -t tmpfs tmpfs /etc/default
+# A short grant window, renewed every second: a load reads for longer than
+# restore's first grant, so the IDs a crash must not repeat are covered
+# only by what 'state keep' persisted (a persister that raised the grant
+# without writing the file would show here as repeats).
 cat > /etc/default/uidgen <<EOF
 UIDGEN_STATE=$STATE
+UIDGEN_AHEAD_MS=3000
+UIDGEN_EVERY_MS=1000
 EOF
 
 # unit_key UNIT KEY: the unit file's KEY= values, one a line.
