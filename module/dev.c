@@ -266,16 +266,11 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 static __always_inline bool uidgen_read_one(u64 __user *dst)
 {
 	u64 id, wait_tick;
-	bool done = false;
+	bool done;
 
 	uidgen_enter();
-	if (uidgen_take(uidgen_my_slot(), 1, &id, &wait_tick) > 0 &&
-	    user_access_begin(dst, sizeof(*dst))) {
-		unsafe_put_user(id, dst, fault);
-		done = true;
-fault:
-		user_access_end();
-	}
+	done = uidgen_take(uidgen_my_slot(), 1, &id, &wait_tick) > 0 &&
+	       uidgen_store(dst, id, 1) == 1;
 	uidgen_leave();
 	return done;
 }
