@@ -15,6 +15,10 @@
 # $VM_QEMU_ARGS (split on blanks) go to QEMU as they are, e.g.
 # "-rtc base=2026-11-30T09:00:00" for a guest whose clock is behind.
 #
+# The guest has a virtio-rng device, so its random pool is seeded at boot:
+# without one, the first getrandom() waited for the kernel's jitter
+# seeding, which under TCG took minutes (a bench stuck there for 300 s).
+#
 # VM_NET=1 gives the guest a virtio-net NIC on QEMU's user network (the
 # host is 10.0.2.2; the job configures the link itself); VM_SMP sets the
 # CPU count (default 2); VM_QEMU_ARGS adds QEMU options (e.g. -rtc base=).
@@ -52,7 +56,7 @@ if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
 	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
 	cp /bin/busybox "$tmp/bin/busybox"
 	: > "$tmp/modules.order"
-	for m in virtio_pci 9pnet_virtio 9p virtio_net; do
+	for m in virtio_pci 9pnet_virtio 9p virtio_net virtio_rng; do
 		modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r ko; do
 		cp "$ko" "$tmp/lib/modules/"
@@ -116,13 +120,14 @@ echo "$repo" > "$out/.repo"
 rc=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
+	-device virtio-rng-pci \
 	$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
 	${VM_QEMU_ARGS:-} \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
-	${VM_QEMU_ARGS:-} < /dev/null 2>&1 | tee "$out/console.log" | sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || rc=$?
+	< /dev/null 2>&1 | tee "$out/console.log" | sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || rc=$?
 
 if [ ! -s "$out/rc" ]; then
 	echo "vm.sh: the guest did not finish (timeout ${timeout}s or crash): see $out/console.log" >&2
