@@ -84,17 +84,16 @@ static int uidgen_no_node(void)
 }
 
 /*
- * Reserve up to @n IDs from slot @slot. Called inside the minting section,
- * which must last until the IDs are out of the kernel. Returns the length
- * of the run, with its first ID in *@id; 0 if the caller must wait for
- * *@wait_tick (UIDGEN_WAIT_GRANT: for the grant); or -EADDRNOTAVAIL,
- * -EOVERFLOW.
+ * Reserve up to @n IDs from the running CPU's slot, which goes to *@slot.
+ * Called inside the minting section, which must last until the IDs are
+ * out of the kernel. Returns the length of the run, with its first ID in
+ * *@id; 0 if the caller must wait for *@wait_tick (UIDGEN_WAIT_GRANT: for
+ * the grant); or -EADDRNOTAVAIL, -EOVERFLOW.
  */
-static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
+static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
 				       u64 *wait_tick)
 {
 	struct uidgen_gen *g = &uidgen_dev_gen;
-	const struct uidgen_layout *l = &g->l;
 	u64 boot_ns = ktime_get_boottime_ns();
 	u64 now, first;
 	int node, got;
@@ -107,10 +106,17 @@ static __always_inline int uidgen_take(unsigned int slot, u32 n, u64 *id,
 	/* Past the lease deadline nothing leaves, revoked yet or not. */
 	if (node < 0 || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_ns))
 		return -EADDRNOTAVAIL;
-	got = uidgen_reserve(g, &g->slots[slot], now, n, &first, wait_tick);
+	/*
+	 * Any slot would be correct (the compare-and-swap sees to that); the
+	 * running CPU's own is the one nobody else is using. Chosen after the
+	 * clock, so that the call to it keeps fewer registers alive.
+	 */
+	*slot = raw_smp_processor_id() & (g->nr_slots - 1);
+	got = uidgen_reserve(g, &g->slots[*slot], now, n, &first, wait_tick);
 	if (got > 0) {
-		*id = uidgen_compose(l, first, ((u64)node << l->slot_bits) | slot);
-		this_cpu_add(uidgen_issued[slot], got);
+		*id = uidgen_compose(g, first,
+				     ((u64)node << g->l.slot_bits) | *slot);
+		this_cpu_add(uidgen_issued[*slot], got);
 	}
 	return got;
 }
@@ -176,15 +182,6 @@ static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
 }
 
 /*
- * Any slot would be correct (the compare-and-swap sees to that); the
- * running CPU's own slot is the one nobody else is using.
- */
-static unsigned int uidgen_my_slot(void)
-{
-	return raw_smp_processor_id() & (uidgen_dev_gen.nr_slots - 1);
-}
-
-/*
  * Between chunks: stop for a signal, let others run. Returns 0 or
  * -ERESTARTSYS.
  */
@@ -203,16 +200,15 @@ static int uidgen_pause(void)
  */
 static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 {
-	unsigned int slot = uidgen_my_slot();
 	size_t done = 0, since_check = 0;
-	unsigned int stored = 0;
+	unsigned int slot, stored = 0;
 	u64 id, wait_tick;
 	long err = 0;
 	int got;
 
 	while (done < n) {
 		uidgen_enter();
-		got = uidgen_take(slot, min_t(size_t, n - done, UIDGEN_CHUNK),
+		got = uidgen_take(min_t(size_t, n - done, UIDGEN_CHUNK), &slot,
 				  &id, &wait_tick);
 		if (got > 0)
 			stored = uidgen_store(dst + done, id, got);
@@ -265,11 +261,12 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
  */
 static __always_inline bool uidgen_read_one(u64 __user *dst)
 {
+	unsigned int slot;
 	u64 id, wait_tick;
 	bool done;
 
 	uidgen_enter();
-	done = uidgen_take(uidgen_my_slot(), 1, &id, &wait_tick) > 0 &&
+	done = uidgen_take(1, &slot, &id, &wait_tick) > 0 &&
 	       uidgen_store(dst, id, 1) == 1;
 	uidgen_leave();
 	return done;
@@ -346,7 +343,7 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 {
 	struct uidgen_gen *g = &uidgen_dev_gen;
 	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
-	unsigned int slot = uidgen_my_slot();
+	unsigned int slot;
 	/* The caller's CLOCK_BOOTTIME may be offset by its time namespace. */
 	u64 ns_off = timens_add_boottime_ns(0);
 	unsigned long left = 0;
@@ -354,7 +351,7 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 	int got;
 
 	uidgen_enter();
-	got = uidgen_take(slot, r->count, &r->first, &wait_tick);
+	got = uidgen_take(r->count, &slot, &r->first, &wait_tick);
 	if (got > 0) {
 		r->fence = READ_ONCE(uidgen_dev_node.page->fence);
 		r->count = got;

@@ -159,6 +159,7 @@ int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
 	g->l = *l;
 	g->tick_ns = (u64)l->tick_us * NSEC_PER_USEC;
 	g->tick_recip = div64_u64(U64_MAX, g->tick_ns);
+	g->tick_mul = (BIT_ULL(l->node_bits + l->slot_bits) - 1) << l->seq_bits;
 	g->max_tick = (1ULL << l->ts_bits) - 1;
 	g->offset_ns = (s64)(wall_ns - epoch_ns) - (s64)boot_ns;
 	g->anchor_ms = wall_ms;

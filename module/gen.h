@@ -74,6 +74,8 @@ struct uidgen_slot {
  * @l: its layout
  * @tick_ns: length of one tick in ns
  * @tick_recip: U64_MAX / @tick_ns, to divide by @tick_ns with a multiply
+ * @tick_mul: (2^(node_bits + slot_bits) - 1) << seq_bits: a tick times
+ *	this, added to (tick << seq_bits), is the tick in its place in an ID
  * @max_tick: the largest tick the timestamp field holds
  * @offset_ns: added to CLOCK_BOOTTIME to give ns since the epoch; set at
  *	load and only ever moved forward (by a floor)
@@ -90,6 +92,7 @@ struct uidgen_gen {
 	struct uidgen_layout l;
 	u64 tick_ns;
 	u64 tick_recip;
+	u64 tick_mul;
 	u64 max_tick;
 	s64 offset_ns;
 	u64 anchor_ms;
@@ -114,22 +117,22 @@ u64 uidgen_high_water(const struct uidgen_gen *g);
 
 /**
  * uidgen_compose() - Build the ID for one (tick << seq_bits | seq) value.
- * @l: the layout
+ * @g: the generator
  * @tseq: tick and sequence as kept in struct uidgen_slot
  * @worker: (node << slot_bits) | slot
  *
- * Consecutive @tseq values within one tick give consecutive IDs.
+ * Consecutive @tseq values within one tick give consecutive IDs. The tick
+ * is moved above the worker field by adding tick * @g->tick_mul, one
+ * multiply instead of a mask and three shifts.
  *
  * Return: the ID.
  */
-static inline u64 uidgen_compose(const struct uidgen_layout *l, u64 tseq,
+static inline u64 uidgen_compose(const struct uidgen_gen *g, u64 tseq,
 				 u64 worker)
 {
-	unsigned int wbits = l->node_bits + l->slot_bits;
-	u64 seq = tseq & ((1ULL << l->seq_bits) - 1);
+	unsigned int seq_bits = g->l.seq_bits;
 
-	return ((tseq >> l->seq_bits) << (wbits + l->seq_bits)) |
-	       (worker << l->seq_bits) | seq;
+	return tseq + (tseq >> seq_bits) * g->tick_mul + (worker << seq_bits);
 }
 
 /*
@@ -202,7 +205,8 @@ static inline int uidgen_reserve(struct uidgen_gen *g, struct uidgen_slot *s,
 				     tick - borrow;
 			return 0;
 		}
-		got = min_t(u64, n, ((tick + 1) << seq_bits) - base);
+		/* One ID always fits: @base is inside its tick. */
+		got = n == 1 ? 1 : min_t(u64, n, ((tick + 1) << seq_bits) - base);
 	} while (!atomic64_try_cmpxchg(&s->last, &old, base + got - 1));
 
 	*first = base;

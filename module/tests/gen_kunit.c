@@ -97,9 +97,10 @@ static u64 xorshift(u64 *x)
 	return *x;
 }
 
-/* Compose four IDs in layout @l and take each apart again. */
-static void roundtrip(struct kunit *test, const struct uidgen_layout *l, u64 *x)
+/* Compose four IDs in @g's layout and take each apart again. */
+static void roundtrip(struct kunit *test, const struct uidgen_gen *g, u64 *x)
 {
+	const struct uidgen_layout *l = &g->l;
 	unsigned int k, low = l->seq_bits + l->slot_bits + l->node_bits;
 
 	for (k = 0; k < 4; k++) {
@@ -116,7 +117,7 @@ static void roundtrip(struct kunit *test, const struct uidgen_layout *l, u64 *x)
 			slot = (1ULL << l->slot_bits) - 1;
 			seq = (1ULL << l->seq_bits) - 1;
 		}
-		id = uidgen_compose(l, tick << l->seq_bits | seq,
+		id = uidgen_compose(g, tick << l->seq_bits | seq,
 				    node << l->slot_bits | slot);
 		KUNIT_ASSERT_EQ(test, 0ULL, id >> 63);
 		KUNIT_ASSERT_EQ(test, tick, id >> low);
@@ -131,7 +132,10 @@ static void roundtrip(struct kunit *test, const struct uidgen_layout *l, u64 *x)
 /* Compose and take apart again, at every valid combination of widths. */
 static void uidgen_compose_roundtrip_test(struct kunit *test)
 {
-	struct uidgen_layout l = { .tick_us = 1000 };
+	/* The epoch is now, so that even 20 bits of ticks have time left. */
+	struct uidgen_layout l = { .tick_us = 1000,
+				   .epoch_ms = WALL_NS / NSEC_PER_MSEC };
+	struct uidgen_gen g;
 	unsigned int layouts = 0, low;
 	u64 x = 0x9e3779b97f4a7c15ULL;
 	char msg[192];
@@ -143,9 +147,12 @@ static void uidgen_compose_roundtrip_test(struct kunit *test)
 				if (low > 63 - 20 || low < 63 - 60)
 					continue;
 				l.ts_bits = 63 - low;
-				KUNIT_ASSERT_EQ(test, 0, uidgen_layout_check(&l, msg,
-									     sizeof(msg)));
-				roundtrip(test, &l, &x);
+				KUNIT_ASSERT_EQ_MSG(test, 0,
+						    uidgen_gen_init(&g, &l, WALL_NS,
+								    BOOT_NS, 0, msg,
+								    sizeof(msg)),
+						    "%s", msg);
+				roundtrip(test, &g, &x);
 				layouts++;
 			}
 		}
