@@ -83,8 +83,13 @@ static int uidgen_no_node(void)
 	       UIDGEN_NODE_STATE_PENDING ? -ENODATA : -EADDRNOTAVAIL;
 }
 
+/* For uidgen_take(): no slot chosen yet, take the running CPU's. */
+#define UIDGEN_ANY_SLOT		UINT_MAX
+
 /*
- * Reserve up to @n IDs from the running CPU's slot, which goes to *@slot.
+ * Reserve up to @n IDs from slot *@slot, or with UIDGEN_ANY_SLOT there,
+ * from the running CPU's slot, which goes to *@slot: a caller that keeps
+ * it for the rest of the call gets IDs that ascend, wherever it runs.
  * Called inside the minting section, which must last until the IDs are
  * out of the kernel. Returns the length of the run, with its first ID in
  * *@id; 0 if the caller must wait for *@wait_tick (UIDGEN_WAIT_GRANT: for
@@ -111,7 +116,8 @@ static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
 	 * running CPU's own is the one nobody else is using. Chosen after the
 	 * clock, so that the call to it keeps fewer registers alive.
 	 */
-	*slot = raw_smp_processor_id() & (g->nr_slots - 1);
+	if (*slot == UIDGEN_ANY_SLOT)
+		*slot = raw_smp_processor_id() & (g->nr_slots - 1);
 	got = uidgen_reserve(g, &g->slots[*slot], now, n, &first, wait_tick);
 	if (got > 0) {
 		*id = uidgen_compose(g, first,
@@ -194,14 +200,15 @@ static int uidgen_pause(void)
 }
 
 /*
- * Mint @n IDs into @dst. Returns how many were stored, or an errno if none
- * were. IDs minted for a store that faulted are dropped: a gap, never a
- * duplicate, since the slot has already moved past them.
+ * Mint @n IDs into @dst, all from one slot so that they ascend. Returns how
+ * many were stored, or an errno if none were. IDs minted for a store that
+ * faulted are dropped: a gap, never a duplicate, since the slot has
+ * already moved past them.
  */
 static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 {
+	unsigned int slot = UIDGEN_ANY_SLOT, stored = 0;
 	size_t done = 0, since_check = 0;
-	unsigned int slot, stored = 0;
 	u64 id, wait_tick;
 	long err = 0;
 	int got;
@@ -261,7 +268,7 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
  */
 static __always_inline bool uidgen_read_one(u64 __user *dst)
 {
-	unsigned int slot;
+	unsigned int slot = UIDGEN_ANY_SLOT;
 	u64 id, wait_tick;
 	bool done;
 
@@ -343,7 +350,7 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 {
 	struct uidgen_gen *g = &uidgen_dev_gen;
 	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
-	unsigned int slot;
+	unsigned int slot = UIDGEN_ANY_SLOT;
 	/* The caller's CLOCK_BOOTTIME may be offset by its time namespace. */
 	u64 ns_off = timens_add_boottime_ns(0);
 	unsigned long left = 0;

@@ -163,6 +163,64 @@ TEST_F(uid, ids_increase_in_slot)
 	EXPECT_EQ(ids[0] + 3, ids[3]);
 }
 
+/* Moves the reader between CPU 0 and 1 until told to stop. */
+struct mover {
+	pid_t tid;
+	volatile int stop;
+	long moves;
+};
+
+static void *move_reader(void *arg)
+{
+	struct mover *m = arg;
+	cpu_set_t set;
+
+	while (!m->stop) {
+		CPU_ZERO(&set);
+		CPU_SET(m->moves & 1, &set);
+		if (sched_setaffinity(m->tid, sizeof(set), &set))
+			break;
+		m->moves++;
+		usleep(200);
+	}
+	return NULL;
+}
+
+/*
+ * One call takes all its IDs from one slot, so they ascend even when the
+ * caller moves to another CPU between chunks (a chunk from a lower slot
+ * in the same tick would be lower). Calls that ended on another CPU than
+ * they began are counted, or this checks nothing.
+ */
+TEST_F(uid, one_call_ascends_across_cpus)
+{
+	static uint64_t ids[1 << 16];
+	struct mover m = { .tid = syscall(SYS_gettid) };
+	long calls, moved = 0;
+	pthread_t t;
+	size_t i;
+	int cpu;
+
+	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN)) TH_LOG("needs 2 CPUs");
+	ASSERT_EQ(0, pthread_create(&t, NULL, move_reader, &m));
+	for (calls = 0; calls < 200; calls++) {
+		cpu = sched_getcpu();
+		ASSERT_EQ(sizeof(ids), read(self->fd, ids, sizeof(ids)));
+		moved += sched_getcpu() != cpu;
+		for (i = 1; i < ARRAY_SIZE(ids); i++) {
+			ASSERT_LT(ids[i - 1], ids[i])
+				TH_LOG("call %ld, ID %zu: %#llx after %#llx", calls,
+				       i, (unsigned long long)ids[i],
+				       (unsigned long long)ids[i - 1]);
+		}
+	}
+	m.stop = 1;
+	pthread_join(t, NULL);
+	TH_LOG("%ld calls of %zu IDs, %ld moves, %ld calls ended on another CPU",
+	       calls, ARRAY_SIZE(ids), m.moves, moved);
+	ASSERT_LT(0, moved) TH_LOG("no call changed CPU: nothing was checked");
+}
+
 TEST_F(uid, read_bad_pointers_efault)
 {
 	char *p;
