@@ -499,11 +499,17 @@ struct state {
 	unsigned long long floor_ms;
 };
 
-/* 0, or 1 after saying what is wrong; -ENOENT (quietly) if there is no file. */
+/*
+ * 0, or 1 after saying what is wrong; -ENOENT (quietly) if there is no file.
+ * Strict: a second line for the same key, a NUL byte or a read error is an
+ * error, never "the last one wins" (an earlier, higher floor would be lost).
+ */
 static int state_read(const char *file, struct state *st)
 {
-	char line[256];
-	int lineno = 0, found = 0, ret = 0;
+	int lineno = 0, have_floor = 0, have_node = 0, ret = 0;
+	size_t cap = 0;
+	char *line = NULL;
+	ssize_t len;
 	FILE *f;
 
 	st->node = UIDGEN_NODE_NONE;
@@ -514,19 +520,25 @@ static int state_read(const char *file, struct state *st)
 			return -ENOENT;
 		return fail(-errno, file);
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while ((len = getline(&line, &cap, f)) > 0) {
 		const char *what = NULL;
 
 		lineno++;
-		line[strcspn(line, "\n")] = 0;
-		if (!line[0] || line[0] == '#')
+		if (line[len - 1] == '\n')
+			line[--len] = 0;
+		if (strlen(line) != (size_t)len)
+			what = "a NUL byte in the line";
+		else if (!line[0] || line[0] == '#')
 			continue;
-		if (!strncmp(line, "floor_ms=", 9)) {
-			if (parse_dec(line + 9, INT64_MAX, &st->floor_ms))
+		else if (!strncmp(line, "floor_ms=", 9)) {
+			if (have_floor++)
+				what = "a second floor_ms= line";
+			else if (parse_dec(line + 9, INT64_MAX, &st->floor_ms))
 				what = "not a decimal number in floor_ms=MS";
-			found = 1;
 		} else if (!strncmp(line, "node_id=", 8)) {
-			if (parse_dec(line + 8, UIDGEN_NODE_NONE - 1, &st->node))
+			if (have_node++)
+				what = "a second node_id= line";
+			else if (parse_dec(line + 8, UIDGEN_NODE_NONE - 1, &st->node))
 				what = "not a decimal node ID in node_id=N";
 		} else {
 			what = "neither node_id=N nor floor_ms=MS";
@@ -538,8 +550,11 @@ static int state_read(const char *file, struct state *st)
 			break;
 		}
 	}
+	if (!ret && ferror(f))
+		ret = fail(-EIO, file);
+	free(line);
 	fclose(f);
-	if (!ret && !found) {
+	if (!ret && !have_floor) {
 		fprintf(stderr, "%s: %s: no floor_ms= line\n", prog, file);
 		ret = 1;
 	}

@@ -173,6 +173,20 @@ printf 'floor_ms=-1\n' > /tmp/cli.state
 err=$($U state restore /tmp/cli.state 2>&1); rc=$?
 is "state restore of floor_ms=-1 exits 1" "$rc" 1
 like "and names the line" "$err" "/tmp/cli.state:1: 'floor_ms=-1': not a decimal number"
+# Strict: a second line for a key is an error, never "the last one wins"
+# (the first, higher floor would be lost), and so is a NUL byte.
+printf 'node_id=1\nfloor_ms=2000000000000\nfloor_ms=1\n' > /tmp/cli.state
+err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+is "state restore of two floor_ms= lines exits 1" "$rc" 1
+like "and names the second" "$err" "/tmp/cli.state:3: 'floor_ms=1': a second floor_ms= line\$"
+printf 'node_id=1\nnode_id=2\nfloor_ms=1\n' > /tmp/cli.state
+err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+is "state restore of two node_id= lines exits 1" "$rc" 1
+like "and names the second" "$err" "/tmp/cli.state:2: 'node_id=2': a second node_id= line\$"
+printf 'node_id=1\nfloor_ms=1\0009\n' > /tmp/cli.state
+err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+is "state restore of a line with a NUL byte exits 1" "$rc" 1
+like "and says so" "$err" "/tmp/cli.state:2: 'floor_ms=1': a NUL byte in the line\$"
 
 # --- The node ID's life (issue 10): floors, grants, the persister -------------
 P=/sys/module/uidgen/parameters
