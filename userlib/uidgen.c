@@ -499,17 +499,20 @@ struct state {
 	unsigned long long floor_ms;
 };
 
+/* A state file is two short lines; anything this big is not one. */
+#define STATE_MAX	4096
+
 /*
  * 0, or 1 after saying what is wrong; -ENOENT (quietly) if there is no file.
- * Strict: a second line for the same key, a NUL byte or a read error is an
- * error, never "the last one wins" (an earlier, higher floor would be lost).
+ * Strict: the file is read whole (at most STATE_MAX bytes) and any bad
+ * line fails it: a second line for the same key (never "the last one
+ * wins": an earlier, higher floor would be lost), a NUL byte, a CR.
  */
 static int state_read(const char *file, struct state *st)
 {
-	int lineno = 0, have_floor = 0, have_node = 0, ret = 0;
-	size_t cap = 0;
-	char *line = NULL;
-	ssize_t len;
+	int lineno = 0, have_floor = 0, have_node = 0, err;
+	char buf[STATE_MAX + 1], *line, *nl, *end;
+	size_t size;
 	FILE *f;
 
 	st->node = UIDGEN_NODE_NONE;
@@ -520,15 +523,34 @@ static int state_read(const char *file, struct state *st)
 			return -ENOENT;
 		return fail(-errno, file);
 	}
-	while ((len = getline(&line, &cap, f)) > 0) {
+	size = fread(buf, 1, sizeof(buf), f);
+	err = errno;
+	if (ferror(f)) {
+		fclose(f);
+		return fail(err ? -err : -EIO, file);
+	}
+	fclose(f);
+	if (size > STATE_MAX) {
+		fprintf(stderr, "%s: %s: longer than %d bytes: not a state file\n",
+			prog, file, STATE_MAX);
+		return 1;
+	}
+	buf[size] = 0;
+	for (line = buf, end = buf + size; line < end; line = nl + 1) {
 		const char *what = NULL;
+		size_t len;
 
+		nl = memchr(line, '\n', end - line);
+		if (!nl)
+			nl = end;	/* the last line, with no newline */
+		*nl = 0;
+		len = nl - line;
 		lineno++;
-		if (line[len - 1] == '\n')
-			line[--len] = 0;
-		if (strlen(line) != (size_t)len)
+		if (strlen(line) != len)
 			what = "a NUL byte in the line";
-		else if (!line[0] || line[0] == '#')
+		else if (len && line[len - 1] == '\r')
+			what = "a CR at the end (DOS line endings?)";
+		else if (!len || line[0] == '#')
 			continue;
 		else if (!strncmp(line, "floor_ms=", 9)) {
 			if (have_floor++)
@@ -544,21 +566,18 @@ static int state_read(const char *file, struct state *st)
 			what = "neither node_id=N nor floor_ms=MS";
 		}
 		if (what) {
-			fprintf(stderr, "%s: %s:%d: '%s': %s\n", prog, file,
-				lineno, line, what);
-			ret = 1;
-			break;
+			if (len && line[len - 1] == '\r')
+				line[--len] = 0;
+			fprintf(stderr, "%s: %s:%d: '%.64s%s': %s\n", prog, file,
+				lineno, line, len > 64 ? "..." : "", what);
+			return 1;
 		}
 	}
-	if (!ret && ferror(f))
-		ret = fail(-EIO, file);
-	free(line);
-	fclose(f);
-	if (!ret && !have_floor) {
+	if (!have_floor) {
 		fprintf(stderr, "%s: %s: no floor_ms= line\n", prog, file);
-		ret = 1;
+		return 1;
 	}
-	return ret;
+	return 0;
 }
 
 /*

@@ -187,6 +187,14 @@ printf 'node_id=1\nfloor_ms=1\0009\n' > /tmp/cli.state
 err=$($U state restore /tmp/cli.state 2>&1); rc=$?
 is "state restore of a line with a NUL byte exits 1" "$rc" 1
 like "and says so" "$err" "/tmp/cli.state:2: 'floor_ms=1': a NUL byte in the line\$"
+printf 'node_id=1\r\nfloor_ms=1\r\n' > /tmp/cli.state
+err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+is "state restore of DOS line endings exits 1" "$rc" 1
+like "and says so" "$err" "/tmp/cli.state:1: 'node_id=1': a CR at the end"
+{ printf 'node_id=1\nfloor_ms=1\n'; head -c 5000 /dev/zero | tr '\0' '#'; } > /tmp/cli.state
+err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+is "state restore of a 5 kB file exits 1" "$rc" 1
+like "and says why" "$err" "/tmp/cli.state: longer than 4096 bytes: not a state file\$"
 
 # --- The node ID's life (issue 10): floors, grants, the persister -------------
 P=/sys/module/uidgen/parameters
