@@ -163,11 +163,13 @@ TEST_F(uid, ids_increase_in_slot)
 	EXPECT_EQ(ids[0] + 3, ids[3]);
 }
 
-/* Moves the reader between CPU 0 and 1 until told to stop. */
+/* Moves the reader between two CPUs until told to stop. */
 struct mover {
 	pid_t tid;
+	int cpu[2];
 	volatile int stop;
 	long moves;
+	int err;
 };
 
 static void *move_reader(void *arg)
@@ -177,9 +179,11 @@ static void *move_reader(void *arg)
 
 	while (!m->stop) {
 		CPU_ZERO(&set);
-		CPU_SET(m->moves & 1, &set);
-		if (sched_setaffinity(m->tid, sizeof(set), &set))
+		CPU_SET(m->cpu[m->moves & 1], &set);
+		if (sched_setaffinity(m->tid, sizeof(set), &set)) {
+			m->err = errno;
 			break;
+		}
 		m->moves++;
 		usleep(200);
 	}
@@ -195,30 +199,47 @@ static void *move_reader(void *arg)
 TEST_F(uid, one_call_ascends_across_cpus)
 {
 	static uint64_t ids[1 << 16];
-	struct mover m = { .tid = syscall(SYS_gettid) };
-	long calls, moved = 0;
+	static struct mover m;
+	long calls, moved = 0, bad = -1;
+	cpu_set_t set;
 	pthread_t t;
-	size_t i;
-	int cpu;
+	size_t i, at = 0;
+	int cpu, n = 0;
+	uint32_t slot;
 
-	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN)) TH_LOG("needs 2 CPUs");
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
+	for (cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			m.cpu[n++] = cpu;
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	m.tid = syscall(SYS_gettid);
 	ASSERT_EQ(0, pthread_create(&t, NULL, move_reader, &m));
-	for (calls = 0; calls < 200; calls++) {
+	/* Nothing may bail out while the mover runs: note, join, then check. */
+	for (calls = 0; calls < 200 && bad < 0; calls++) {
 		cpu = sched_getcpu();
-		ASSERT_EQ(sizeof(ids), read(self->fd, ids, sizeof(ids)));
-		moved += sched_getcpu() != cpu;
-		for (i = 1; i < ARRAY_SIZE(ids); i++) {
-			ASSERT_LT(ids[i - 1], ids[i])
-				TH_LOG("call %ld, ID %zu: %#llx after %#llx", calls,
-				       i, (unsigned long long)ids[i],
-				       (unsigned long long)ids[i - 1]);
+		if (read(self->fd, ids, sizeof(ids)) != sizeof(ids)) {
+			bad = calls;
+			break;
 		}
+		moved += sched_getcpu() != cpu;
+		slot = split(&self->info, ids[0]).slot;
+		for (i = 1; i < ARRAY_SIZE(ids) && bad < 0; i++)
+			if (ids[i] <= ids[i - 1] ||
+			    split(&self->info, ids[i]).slot != slot) {
+				bad = calls;
+				at = i;
+			}
 	}
 	m.stop = 1;
 	pthread_join(t, NULL);
+	ASSERT_EQ(0, m.err) TH_LOG("moving the reader: %s", strerror(m.err));
+	ASSERT_EQ(-1, bad) TH_LOG("call %ld, ID %zu: %#llx after %#llx", bad, at,
+				  (unsigned long long)ids[at],
+				  (unsigned long long)ids[at ? at - 1 : 0]);
 	TH_LOG("%ld calls of %zu IDs, %ld moves, %ld calls ended on another CPU",
 	       calls, ARRAY_SIZE(ids), m.moves, moved);
-	ASSERT_LT(0, moved) TH_LOG("no call changed CPU: nothing was checked");
+	ASSERT_LT(0, moved) TH_LOG("no call ended on another CPU: nothing was checked");
 }
 
 TEST_F(uid, read_bad_pointers_efault)
