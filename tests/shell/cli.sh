@@ -169,32 +169,27 @@ ok "and stops within a few chunks ($minted IDs minted)" [ "$minted" -le 8192 ]
 err=$($U state save /tmp/cli.state --ahead-ms 18446744073709551615 2>&1); rc=$?
 is "state save --ahead-ms 2^64-1 exits 2" "$rc" 2
 like "and says why" "$err" "--ahead-ms '18446744073709551615': "
+# refused WHAT MESSAGE: state restore of /tmp/cli.state exits 1, saying so.
+refused() {
+	err=$($U state restore /tmp/cli.state 2>&1); rc=$?
+	is "state restore of $1 exits 1" "$rc" 1
+	like "and names the line, saying why" "$err" "$2"
+}
 printf 'floor_ms=-1\n' > /tmp/cli.state
-err=$($U state restore /tmp/cli.state 2>&1); rc=$?
-is "state restore of floor_ms=-1 exits 1" "$rc" 1
-like "and names the line" "$err" "/tmp/cli.state:1: 'floor_ms=-1': not a decimal number"
+refused "floor_ms=-1" "/tmp/cli.state:1: 'floor_ms=-1': not a decimal number"
 # Strict: a second line for a key is an error, never "the last one wins"
-# (the first, higher floor would be lost), and so is a NUL byte.
+# (the first, higher floor would be lost), and so are a NUL byte, a CR and
+# a file too big to be a state file.
 printf 'node_id=1\nfloor_ms=2000000000000\nfloor_ms=1\n' > /tmp/cli.state
-err=$($U state restore /tmp/cli.state 2>&1); rc=$?
-is "state restore of two floor_ms= lines exits 1" "$rc" 1
-like "and names the second" "$err" "/tmp/cli.state:3: 'floor_ms=1': a second floor_ms= line\$"
+refused "two floor_ms= lines" "/tmp/cli.state:3: 'floor_ms=1': a second floor_ms= line\$"
 printf 'node_id=1\nnode_id=2\nfloor_ms=1\n' > /tmp/cli.state
-err=$($U state restore /tmp/cli.state 2>&1); rc=$?
-is "state restore of two node_id= lines exits 1" "$rc" 1
-like "and names the second" "$err" "/tmp/cli.state:2: 'node_id=2': a second node_id= line\$"
+refused "two node_id= lines" "/tmp/cli.state:2: 'node_id=2': a second node_id= line\$"
 printf 'node_id=1\nfloor_ms=1\0009\n' > /tmp/cli.state
-err=$($U state restore /tmp/cli.state 2>&1); rc=$?
-is "state restore of a line with a NUL byte exits 1" "$rc" 1
-like "and says so" "$err" "/tmp/cli.state:2: 'floor_ms=1': a NUL byte in the line\$"
+refused "a line with a NUL byte" "/tmp/cli.state:2: 'floor_ms=1': a NUL byte in the line\$"
 printf 'node_id=1\r\nfloor_ms=1\r\n' > /tmp/cli.state
-err=$($U state restore /tmp/cli.state 2>&1); rc=$?
-is "state restore of DOS line endings exits 1" "$rc" 1
-like "and says so" "$err" "/tmp/cli.state:1: 'node_id=1': a CR at the end"
+refused "DOS line endings" "/tmp/cli.state:1: 'node_id=1': a CR at the end"
 { printf 'node_id=1\nfloor_ms=1\n'; head -c 5000 /dev/zero | tr '\0' '#'; } > /tmp/cli.state
-err=$($U state restore /tmp/cli.state 2>&1); rc=$?
-is "state restore of a 5 kB file exits 1" "$rc" 1
-like "and says why" "$err" "/tmp/cli.state: longer than 4096 bytes: not a state file\$"
+refused "a 5 kB file" "/tmp/cli.state: longer than 4096 bytes: not a state file\$"
 
 # --- The node ID's life (issue 10): floors, grants, the persister -------------
 P=/sys/module/uidgen/parameters
