@@ -123,16 +123,8 @@ int main(int argc, char **argv)
 	free(sets);
 	if (r)
 		return 2;
-	r = lease_conf_endpoints(&c, &ec.endpoints);
-	if (r < 0)
+	if (lease_conf_etcd(&c, &ec, "uidgen-cluster"))
 		return 2;
-	ec.nr_endpoints = r;
-	ec.cacert = c.cacert;
-	ec.cert = c.cert;
-	ec.key = c.key;
-	ec.user = c.user;
-	ec.password = c.password;
-	ec.timeout_ms = c.timeout_ms;
 	if (etcd_new(&e, &ec))
 		return 1;
 	snprintf(np, sizeof(np), "/uidgen/%s/node/", c.cluster);

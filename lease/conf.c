@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "etcd.h"
 
 void lease_conf_defaults(struct lease_conf *c)
 {
@@ -229,7 +230,8 @@ int lease_conf_load(struct lease_conf *c, const char *file, int must_exist,
 	return lease_conf_finish(c) ? -1 : 0;
 }
 
-int lease_conf_endpoints(const struct lease_conf *c, char ***arr)
+/* Split endpoints into a NULL-terminated array; returns how many. */
+static int split_endpoints(const struct lease_conf *c, char ***arr)
 {
 	char *s = strdup(c->endpoints), *tok, *save = NULL;
 	char **a = calloc(strlen(c->endpoints) / 2 + 2, sizeof(*a));
@@ -258,6 +260,28 @@ int lease_conf_endpoints(const struct lease_conf *c, char ***arr)
 	}
 	*arr = a;
 	return n;
+}
+
+int lease_conf_etcd(const struct lease_conf *c, struct etcd_conf *ec,
+		    const char *prog)
+{
+	int n = split_endpoints(c, &ec->endpoints);
+
+	if (n < 0) {
+		if (n == -EINVAL)
+			fprintf(stderr, "%s: endpoints '%s': no URL\n", prog, c->endpoints);
+		else
+			fprintf(stderr, "%s: endpoints: %s\n", prog, strerror(-n));
+		return n;
+	}
+	ec->nr_endpoints = n;
+	ec->cacert = c->cacert;
+	ec->cert = c->cert;
+	ec->key = c->key;
+	ec->user = c->user;
+	ec->password = c->password;
+	ec->timeout_ms = c->timeout_ms;
+	return 0;
 }
 
 void lease_conf_free_endpoints(char **arr)

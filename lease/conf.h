@@ -42,8 +42,15 @@ int lease_conf_finish(struct lease_conf *c);
 /* read FILE, apply each "-o KEY=VALUE" in SETS, finish; prints as PROG */
 int lease_conf_load(struct lease_conf *c, const char *file, int must_exist,
 		    char **sets, int nsets, const char *prog);
-/* Split endpoints into a NULL-terminated array; returns how many. */
-int lease_conf_endpoints(const struct lease_conf *c, char ***arr);
+struct etcd_conf;
+/*
+ * The etcd client's settings from @c: the endpoints split into an array
+ * (free it with lease_conf_free_endpoints(ec->endpoints)) and the TLS,
+ * user and timeout settings. Returns 0, or -errno after saying what is
+ * wrong as PROG.
+ */
+int lease_conf_etcd(const struct lease_conf *c, struct etcd_conf *ec,
+		    const char *prog);
 void lease_conf_free_endpoints(char **arr);
 
 #endif

@@ -91,18 +91,8 @@ int main(int argc, char **argv)
 	free(sets);
 	if (r)
 		return 2;
-	r = lease_conf_endpoints(&c, &ec.endpoints);
-	if (r < 0) {
-		fprintf(stderr, "uidgen-lease: endpoints '%s': no URL\n", c.endpoints);
+	if (lease_conf_etcd(&c, &ec, "uidgen-lease"))
 		return 2;
-	}
-	ec.nr_endpoints = r;
-	ec.cacert = c.cacert;
-	ec.cert = c.cert;
-	ec.key = c.key;
-	ec.user = c.user;
-	ec.password = c.password;
-	ec.timeout_ms = c.timeout_ms;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;	/* no SA_RESTART: sleeps end at once */

@@ -98,6 +98,17 @@ check "uidgen-cluster lists the holders, machine and token" \
 	 cat "$out/cluster.txt" && [ "$(grep -c "^[01] " "$out/cluster.txt")" = 2 ] &&
 	 grep -q "^$a_node *C " "$out/cluster.txt" &&
 	 [ "$(awk "\$2 == \"C\" { print \$6 }" "$out/cluster.txt")" = "$(simlast C install token)" ]'
+# no_url PROG [-o ...]: endpoints with no URL in them: exit 2, saying so.
+no_url() {
+	local err rc
+	err=$(lease/"$1" -c /dev/null -o endpoints=, -o cluster=t "${@:2}" 2>&1 > /dev/null)
+	rc=$?
+	echo "exit $rc: $err"
+	[ "$rc" = 2 ] && [ "$err" = "$1: endpoints ',': no URL" ]
+}
+check "uidgen-lease: endpoints with no URL, exit 2 saying so" \
+	'no_url uidgen-lease -o machine_id=0123456789abcdef0123456789abcdef'
+check "uidgen-cluster: the same" 'no_url uidgen-cluster'
 
 # SIGSTOP the holder: its device must stop before etcd frees the ID, and
 # the waiting agent may take it only after.
