@@ -46,12 +46,7 @@ vm_s=$(( $(date +%s) - start ))
 # host_suite NAME COMMAND...: run a suite that prints kselftest-style
 # "# Totals:" itself and record its totals.
 host_suite() {
-	local name=$1 rc
-	shift
-	"$@" > "$out/$name.log" 2>&1
-	rc=$?
-	cat "$out/$name.log"
-	echo "$name $(totals "$out/$name.log" "$rc")" >> "$out/summary.txt"
+	run_suite "$out" "$@"
 }
 
 # Suspend/resume and snapshot restore, in VMs of their own.

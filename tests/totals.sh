@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Counting test results, for tests/check.sh (host), tests/qemu/guest-check.sh
-# (guest) and tests/qemu/debug-vm.sh; POSIX sh, sourced. tests/totals-test.sh
-# checks these functions against canned logs.
+# (guest), tests/qemu/debug-vm.sh and tests/lease/check-cluster.sh; POSIX
+# sh, sourced. tests/totals-test.sh checks these functions against canned
+# logs.
 #
 # totals LOG RC: print "PASS FAIL" for a run that wrote a kselftest
 # "# Totals:" line to LOG and exited with RC.
@@ -20,6 +21,19 @@ totals() {
 	[ $((_pass + _fail)) -gt 0 ] || _fail=1
 	[ "$2" -eq 0 ] || [ "$_fail" -gt 0 ] || _fail=1
 	echo "$_pass $_fail"
+}
+
+# run_suite DIR NAME COMMAND...: run a suite that prints kselftest-style
+# "# Totals:" lines, its output kept in DIR/NAME.log and shown, and add
+# "NAME PASS FAIL" to DIR/summary.txt.
+run_suite() {
+	_rs_dir=$1
+	_rs_name=$2
+	shift 2
+	"$@" > "$_rs_dir/$_rs_name.log" 2>&1
+	_rs_rc=$?
+	cat "$_rs_dir/$_rs_name.log"
+	echo "$_rs_name $(totals "$_rs_dir/$_rs_name.log" "$_rs_rc")" >> "$_rs_dir/summary.txt"
 }
 
 # totals_line LINE: "PASS FAIL" of one "# Totals:" line, where FAIL counts

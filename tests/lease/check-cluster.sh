@@ -12,16 +12,8 @@ rm -rf "$out"
 mkdir -p "$out"
 start=$(date +%s)
 : > "$out/summary.txt"
-suite() {
-	local name=$1 rc
-	shift
-	"$@" > "$out/$name.log" 2>&1
-	rc=$?
-	cat "$out/$name.log"
-	echo "$name $(totals "$out/$name.log" "$rc")" >> "$out/summary.txt"
-}
-suite lease-host tests/lease/host.sh -o "$out/host"
-suite lease-cluster tests/lease/cluster.sh -o "$out/cluster"
+run_suite "$out" lease-host tests/lease/host.sh -o "$out/host"
+run_suite "$out" lease-cluster tests/lease/cluster.sh -o "$out/cluster"
 echo
 echo "== summary (etcd $(etcd --version | sed -n 's/etcd Version: //p'), $(( $(date +%s) - start )) s; logs in $out)"
 total_pass=0

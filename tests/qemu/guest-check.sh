@@ -12,12 +12,8 @@ KO=${UIDGEN_KO:-module/uidgen.ko}
 
 # suite NAME COMMAND...: run it, keep its log, record its kselftest totals.
 suite() {
-	name=$1; shift
-	echo "== suite $name: $*"
-	"$@" > "$OUT/$name.log" 2>&1
-	rc=$?
-	cat "$OUT/$name.log"
-	echo "$name $(totals "$OUT/$name.log" "$rc")" >> "$OUT/summary.txt"
+	echo "== suite $1: $(shift; echo "$*")"
+	run_suite "$OUT" "$@"
 }
 
 load() {
