@@ -18,6 +18,10 @@ load() {
 epoch=$(( ($(date +%s) - 86400) * 1000 ))
 cost="ts_bits=36 node_bits=0 slot_bits=5 seq_bits=22 epoch_ms=$epoch node_id=0 node_new=1"
 load $cost
+# Seed the random pool now, with nothing else running: under TCG, getrandom()
+# in a tight loop while the kernel marks the pool ready can spin for minutes
+# (tests/qemu/vm.sh).
+dd if=/dev/random of=/dev/null bs=1 count=1 2>/dev/null
 echo "== cost"
 $B cost | tee "$OUT/cost.txt"
 echo "== curve"

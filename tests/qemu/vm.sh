@@ -15,9 +15,11 @@
 # $VM_QEMU_ARGS (split on blanks) go to QEMU as they are, e.g.
 # "-rtc base=2026-11-30T09:00:00" for a guest whose clock is behind.
 #
-# The guest has a virtio-rng device, so its random pool is seeded at boot:
-# without one, the first getrandom() waited for the kernel's jitter
-# seeding, which under TCG took minutes (a bench stuck there for 300 s).
+# No entropy device: under TCG, the kernel flipping its "random pool ready"
+# static key while another vCPU runs that code can oops (int3 in
+# crng_make_state, seen on 6.12 with a virtio-rng seeding it during boot)
+# or spin (getrandom on 6.1). The pool is seeded by jitter later; jobs
+# that call getrandom() in a loop wait for it first (bench/guest.sh).
 #
 # VM_NET=1 gives the guest a virtio-net NIC on QEMU's user network (the
 # host is 10.0.2.2; the job configures the link itself); VM_SMP sets the
@@ -56,7 +58,7 @@ if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
 	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
 	cp /bin/busybox "$tmp/bin/busybox"
 	: > "$tmp/modules.order"
-	for m in virtio_pci 9pnet_virtio 9p virtio_net virtio_rng; do
+	for m in virtio_pci 9pnet_virtio 9p virtio_net; do
 		modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r ko; do
 		cp "$ko" "$tmp/lib/modules/"
@@ -120,7 +122,6 @@ echo "$repo" > "$out/.repo"
 rc=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
-	-device virtio-rng-pci \
 	$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
 	${VM_QEMU_ARGS:-} \
 	-kernel "$kernel" -initrd "$initrd" \
