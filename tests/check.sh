@@ -77,6 +77,8 @@ host_suite style tests/style.sh
 # The counting above (tests/totals.sh) against canned logs.
 host_suite harness tests/totals-test.sh
 
+host_suite vm-retry tests/qemu/vm-test.sh
+
 # uidgen-lease against a real 3-member etcd on the loopback, with the
 # device stand-in (~1 min). The VM cluster (tests/lease/cluster.sh, ~8
 # min) is make check-cluster's, which CI runs too.
@@ -109,7 +111,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid style harness lease kunit debug-vm"
+	snapshot nodelife install dkms deb uuid style harness vm-retry lease kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")
@@ -119,5 +121,6 @@ if [ "$vmrc" -ne 0 ]; then
 	echo "vm: exit $vmrc (124 timeout, 125 kernel warning/oops: see $out/kernel-problems.txt)"
 	total_fail=$((total_fail + 1))
 fi
+boot_retries "$out"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -111,7 +111,7 @@ check "/dev/uid is root:4242 0440" '[ "$(get dev)" = "0:4242 440" ]'
 check "the packaged CLI gets IDs under node 6" 'get cli | grep -q " node=6 "'
 check "the program, on the packaged .so, as group 4242" '[ "$(get prog)" = "node=6" ]'
 check "rmmod" '[ "$(get rmmod)" = ok ]'
-check "the VM finished, its kernel log clean" '[ $vmrc -eq 0 ]'
+check "the VM finished, its kernel log clean" vm_ok
 
 check "the installed extension resolves libuidgen.so.1 from libuidgen1" \
 	'[ "$(ldd /usr/lib/postgresql/15/lib/uidgen.so | awk "/libuidgen.so.1 =>/ {print \$3}" | xargs readlink -f)" = "$libdir/libuidgen.so.$libver" ]'

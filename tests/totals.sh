@@ -124,3 +124,12 @@ summarize() {
 	done
 	echo "total $_tp $_tf"
 }
+
+# boot_retries DIR: one line naming the VMs under DIR that vm.sh booted a
+# second time because the first kernel died before the job (nothing, if
+# none). Not a failure: what ran, ran once; the line keeps it visible.
+boot_retries() {
+	_r=$(find "$1" -name boot-retried 2>/dev/null | sort)
+	[ -n "$_r" ] || return 0
+	echo "VM boots retried (the kernel died before the job): $(echo "$_r" | wc -l):" $(echo "$_r" | sed 's|/boot-retried$||')
+}

@@ -24,5 +24,6 @@ while read -r name pass fail; do
 	total_fail=$((total_fail + fail))
 done < "$out/summary.txt"
 [ "$(wc -l < "$out/summary.txt")" -eq 2 ] || { echo "only $(wc -l < "$out/summary.txt") of 2 suites reported"; total_fail=$((total_fail + 1)); }
+boot_retries "$out"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

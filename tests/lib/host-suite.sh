@@ -43,7 +43,7 @@ check() {
 		pass=$((pass + 1)); echo "ok $n $1"
 	else
 		fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"
-		sed 's/^/#   /' "$out/check-$n.log" | tail -n 15
+		sed 's/^/#   /' "$out/check-$n.log" | tail -n 40
 	fi
 }
 
@@ -60,6 +60,17 @@ tap_end() {
 vm_job() {
 	tests/qemu/vm.sh -k "$kver" -o "$out/vm" "$out/job.sh" > "$out/vm.log" 2>&1
 	vmrc=$?
+}
+
+# vm_ok: the check that the VM finished and its kernel log is clean; on
+# failure it shows vm.sh's exit status and the end of what it printed
+# (the job's output, the kernel's problems, the console of a guest that
+# died), which is all a CI log keeps.
+vm_ok() {
+	[ "$vmrc" -eq 0 ] && return
+	echo "vm.sh exited $vmrc (124: no finish, 125: kernel log problems); $out/vm.log ends:"
+	tail -n 40 "$out/vm.log"
+	return 1
 }
 
 # get NAME: what the job printed on its "RESULT NAME ..." lines.

@@ -25,8 +25,18 @@
 # host is 10.0.2.2; the job configures the link itself); VM_SMP sets the
 # CPU count (default 2); VM_QEMU_ARGS adds QEMU options (e.g. -rtc base=).
 #
+# A guest whose kernel dies or hangs before the job starts (before the
+# "guest up" line and OUTDIR/started: nothing of uidgen has run, the
+# module is not loaded)
+# is booted once more: Debian's kernel under TCG very rarely oopses in
+# boot-time code patching (see above). vm.sh says so on stderr with the
+# end of that console (kept as OUTDIR/console-boot1.log) and leaves
+# OUTDIR/boot-retried; make check counts them in its summary. A guest
+# that dies after the job started is never booted again.
+#
 # Exit status: the job's own, or 124 on timeout, or 125 if the kernel log
-# shows a warning, oops or BUG (the log is in OUTDIR/dmesg.txt either way).
+# shows a warning, oops or BUG (the log is in OUTDIR/dmesg.txt either way);
+# on 124 the end of the console is printed on stderr.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -91,6 +101,7 @@ mkdir -p "$R$repo"
 mount --move /hold "$R$repo"
 # Anything parsed from the console comes after this marker line.
 echo "== uidgen-vm: guest up, $(uname -r), $(nproc) CPUs"
+echo up > $R/mnt/started
 chroot $R /bin/sh -c 'cd "$(cat /mnt/.repo)" && exec /bin/sh /mnt/.job' < /dev/console > /dev/console 2>&1
 echo $? > $R/mnt/rc
 chroot $R dmesg > $R/mnt/dmesg.txt
@@ -109,7 +120,7 @@ INIT
 fi
 
 mkdir -p "$out"
-rm -f "$out/rc" "$out/dmesg.txt" "$out/console.log"
+rm -f "$out/rc" "$out/started" "$out/dmesg.txt" "$out/console.log"
 cp "$job" "$out/job.sh"
 echo "$repo" > "$out/.repo"
 {
@@ -119,19 +130,38 @@ echo "$repo" > "$out/.repo"
 	echo
 } > "$out/.job"
 
-rc=0
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
-	$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
-	${VM_QEMU_ARGS:-} \
-	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
-	< /dev/null 2>&1 | tee "$out/console.log" | sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || rc=$?
+# boot: one run of the guest, its console in $out/console.log.
+boot() {
+	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+		-accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
+		$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
+		${VM_QEMU_ARGS:-} \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
+		< /dev/null 2>&1 | tee "$out/console.log" |
+		sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || true
+}
+
+# console_end: the last lines of the console, for a failure's report.
+console_end() {
+	tail -n 30 "$out/console.log" | tr -d '\r' | sed 's/^/vm.sh: | /' >&2
+}
+
+rm -f "$out/boot-retried" "$out/console-boot1.log"
+boot
+if [ ! -e "$out/started" ]; then
+	echo "vm.sh: the guest's kernel did not reach the job (nothing of uidgen ran); booting it once more. Its console ended:" >&2
+	console_end
+	mv "$out/console.log" "$out/console-boot1.log"
+	echo "$kver" > "$out/boot-retried"
+	boot
+fi
 
 if [ ! -s "$out/rc" ]; then
-	echo "vm.sh: the guest did not finish (timeout ${timeout}s or crash): see $out/console.log" >&2
+	echo "vm.sh: the guest did not finish (timeout ${timeout}s or crash): see $out/console.log; it ended:" >&2
+	console_end
 	exit 124
 fi
 rc=$(cat "$out/rc")
