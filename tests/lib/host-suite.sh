@@ -68,8 +68,8 @@ vm_job() {
 # died), which is all a CI log keeps.
 vm_ok() {
 	[ "$vmrc" -eq 0 ] && return
-	echo "vm.sh exited $vmrc (124: no finish, 125: kernel log problems); $out/vm.log ends:"
-	tail -n 40 "$out/vm.log"
+	tail -n 38 "$out/vm.log"
+	echo "(the end of $out/vm.log) vm.sh exited $vmrc (124: no finish, 125: kernel log problems)"
 	return 1
 }
 

@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/qemu/vm.sh's second boot, against a fake QEMU (no VM): a guest
-# whose kernel dies before the job is booted once more and says so; one
-# that dies after the job started is not; two dead boots are exit 124,
-# with the console's end on stderr. Host only.   tests/qemu/vm-test.sh
+# whose kernel dies or hangs before the job is booted once more and says
+# so; one that dies after the job started is not; two dead boots are exit
+# 124, with the console's end on stderr; the record of a retry outlives a
+# later boot of the same OUTDIR. Host only.   tests/qemu/vm-test.sh
 . tests/shell/lib.sh
 . tests/totals.sh
 tmp=$(mktemp -d "$PWD/build/vm-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"
 # The fake QEMU: boot number N (counted in $tmp/boots) does what
-# $tmp/plan's line N says: "die" prints an oops and exits; "start-die"
+# $tmp/plan's line N says: "die" prints an oops and exits; "hang" never
+# ends (until killed); "start-die"
 # is a guest that started the job (OUTDIR/started) and then died; "ok"
 # is a guest that ran the job: started, rc 0, an empty kernel log.
 cat > "$tmp/bin/qemu-system-x86_64" <<FAKE
@@ -18,8 +20,11 @@ cat > "$tmp/bin/qemu-system-x86_64" <<FAKE
 n=\$((\$(cat "$tmp/boots" 2>/dev/null || echo 0) + 1))
 echo \$n > "$tmp/boots"
 dir=\$(printf '%s\n' "\$@" | sed -n 's/^local,path=\(.*\),mount_tag=out,.*/\1/p')
+pidfile=\$(printf '%s\n' "\$@" | sed -n '/^-pidfile\$/{n;p}')
+echo \$\$ > "\$pidfile"
 case \$(sed -n "\${n}p" "$tmp/plan") in
 die) echo "[    1.000000] int3: 0000 [#1] PREEMPT SMP NOPTI" ;;
+hang) echo "[    1.000000] hung"; exec sleep 120 ;;
 start-die) echo "== uidgen-vm: guest up"; echo up > "\$dir/started" ;;
 ok) echo "== uidgen-vm: guest up"; echo up > "\$dir/started"; echo 0 > "\$dir/rc"
 	: > "\$dir/dmesg.txt" ;;
@@ -29,9 +34,10 @@ chmod +x "$tmp/bin/qemu-system-x86_64"
 echo 'echo job' > "$tmp/job.sh"
 
 run() {	# run NAME PLAN...: vm.sh's exit status with that plan, into $tmp/NAME
+	mkdir -p "$tmp/$name"
 	printf '%s\n' "$@" > "$tmp/plan"
 	rm -f "$tmp/boots"
-	PATH="$tmp/bin:$PATH" tests/qemu/vm.sh -o "$tmp/$name" "$tmp/job.sh" \
+	PATH="$tmp/bin:$PATH" VM_BOOT_TIMEOUT=3 tests/qemu/vm.sh -o "$tmp/$name" "$tmp/job.sh" \
 		> "$tmp/$name.out" 2> "$tmp/$name.err"
 	echo $?
 }
@@ -41,8 +47,21 @@ is "  two boots" "$(cat "$tmp/boots")" 2
 ok "  boot-retried left" test -s "$tmp/first/boot-retried"
 like "  it says so" "$(cat "$tmp/first.err")" 'did not reach the job .*booting it once more'
 like "  with the oops" "$(cat "$tmp/first.err")" '^vm.sh: \| \[ *1\.0+\] int3'
-ok "  the first console kept" grep -q int3 "$tmp/first/console-boot1.log"
+ok "  the dead console kept" grep -q int3 "$tmp/first/console-died.log"
 like "  boot_retries names it" "$(boot_retries "$tmp")" "^VM boots retried .*: 1: .*/first$"
+is "the same OUTDIR booted again, cleanly: exit 0" "$(run ok)" 0
+is "  its retry still on record" "$(wc -l < "$tmp/first/boot-retried")" 1
+ok "  and the dead console" grep -q int3 "$tmp/first/console-died.log"
+
+name=hang; t0=$(date +%s)
+is "the kernel hangs before the job, then boots: exit 0" "$(run hang ok)" 0
+is "  two boots" "$(cat "$tmp/boots")" 2
+ok "  the hang killed after VM_BOOT_TIMEOUT (3 s), not the 900 s timeout" \
+	between $(($(date +%s) - t0)) 3 30
+
+name=stale; mkdir -p "$tmp/stale"; echo up > "$tmp/stale/started"
+is "a started file left from before does not count: exit 0" "$(run die ok)" 0
+is "  two boots" "$(cat "$tmp/boots")" 2
 
 name=started; is "dies after the job started: exit 124" "$(run start-die ok)" 124
 is "  one boot only" "$(cat "$tmp/boots")" 1

@@ -25,14 +25,17 @@
 # host is 10.0.2.2; the job configures the link itself); VM_SMP sets the
 # CPU count (default 2); VM_QEMU_ARGS adds QEMU options (e.g. -rtc base=).
 #
-# A guest whose kernel dies or hangs before the job starts (before the
-# "guest up" line and OUTDIR/started: nothing of uidgen has run, the
-# module is not loaded)
-# is booted once more: Debian's kernel under TCG very rarely oopses in
-# boot-time code patching (see above). vm.sh says so on stderr with the
-# end of that console (kept as OUTDIR/console-boot1.log) and leaves
-# OUTDIR/boot-retried; make check counts them in its summary. A guest
-# that dies after the job started is never booted again.
+# A guest whose kernel dies before the job starts, or has not started it
+# after $VM_BOOT_TIMEOUT seconds (default 300; a boot takes 3 to 10), is
+# booted once more: Debian's kernel under TCG very rarely oopses in
+# boot-time code patching (see above). "Started" is OUTDIR/started, which
+# the guest writes just before the job (it powers off if it cannot):
+# before it, nothing of uidgen has run and the module is not loaded. vm.sh
+# says so on stderr with the end of that console, appends the console to
+# OUTDIR/console-died.log and a line to OUTDIR/boot-retried (kept when a
+# caller boots the same OUTDIR again); make check and check-cluster name
+# those VMs in their summaries. A guest that dies after the job started
+# is never booted again, and a second death is a failure.
 #
 # Exit status: the job's own, or 124 on timeout, or 125 if the kernel log
 # shows a warning, oops or BUG (the log is in OUTDIR/dmesg.txt either way);
@@ -101,7 +104,7 @@ mkdir -p "$R$repo"
 mount --move /hold "$R$repo"
 # Anything parsed from the console comes after this marker line.
 echo "== uidgen-vm: guest up, $(uname -r), $(nproc) CPUs"
-echo up > $R/mnt/started
+echo up > $R/mnt/started || { echo o > /proc/sysrq-trigger; sleep 10; }
 chroot $R /bin/sh -c 'cd "$(cat /mnt/.repo)" && exec /bin/sh /mnt/.job' < /dev/console > /dev/console 2>&1
 echo $? > $R/mnt/rc
 chroot $R dmesg > $R/mnt/dmesg.txt
@@ -120,7 +123,7 @@ INIT
 fi
 
 mkdir -p "$out"
-rm -f "$out/rc" "$out/started" "$out/dmesg.txt" "$out/console.log"
+rm -f "$out/rc" "$out/started" "$out/dmesg.txt" "$out/console.log" "$out/qemu.pid"
 cp "$job" "$out/job.sh"
 echo "$repo" > "$out/.repo"
 {
@@ -130,10 +133,22 @@ echo "$repo" > "$out/.repo"
 	echo
 } > "$out/.job"
 
-# boot: one run of the guest, its console in $out/console.log.
+# boot: one run of the guest, its console in $out/console.log; QEMU is
+# killed if the job has not started after $VM_BOOT_TIMEOUT seconds.
 boot() {
+	local t=0
+	rm -f "$out/qemu.pid"
+	(
+		while [ ! -e "$out/started" ] && [ "$t" -lt "${VM_BOOT_TIMEOUT:-300}" ]; do
+			sleep 1
+			t=$((t + 1))
+		done
+		[ -e "$out/started" ] || [ ! -s "$out/qemu.pid" ] ||
+			kill "$(cat "$out/qemu.pid")" 2> /dev/null || true
+	) &
+	local watch=$!
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
+		-pidfile "$out/qemu.pid" -accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
 		$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
 		${VM_QEMU_ARGS:-} \
 		-kernel "$kernel" -initrd "$initrd" \
@@ -142,6 +157,8 @@ boot() {
 		-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
 		< /dev/null 2>&1 | tee "$out/console.log" |
 		sed -u -n '/== uidgen-vm: guest up/,${s/.*== uidgen-vm: guest up/== uidgen-vm: guest up/;p}' || true
+	kill "$watch" 2> /dev/null || true
+	wait "$watch" 2> /dev/null || true
 }
 
 # console_end: the last lines of the console, for a failure's report.
@@ -149,18 +166,19 @@ console_end() {
 	tail -n 30 "$out/console.log" | tr -d '\r' | sed 's/^/vm.sh: | /' >&2
 }
 
-rm -f "$out/boot-retried" "$out/console-boot1.log"
+# An interrupt (Ctrl-C) ends vm.sh, never starts a second boot.
+trap 'exit 130' INT
 boot
 if [ ! -e "$out/started" ]; then
 	echo "vm.sh: the guest's kernel did not reach the job (nothing of uidgen ran); booting it once more. Its console ended:" >&2
 	console_end
-	mv "$out/console.log" "$out/console-boot1.log"
-	echo "$kver" > "$out/boot-retried"
+	cat "$out/console.log" >> "$out/console-died.log"
+	echo "$(date -u +%FT%TZ) $kver: died before the job, booted again" >> "$out/boot-retried"
 	boot
 fi
 
 if [ ! -s "$out/rc" ]; then
-	echo "vm.sh: the guest did not finish (timeout ${timeout}s or crash): see $out/console.log; it ended:" >&2
+	echo "vm.sh: the guest did not finish (a crash, no job after ${VM_BOOT_TIMEOUT:-300}s, or the ${timeout}s timeout): see $out/console.log; it ended:" >&2
 	console_end
 	exit 124
 fi
