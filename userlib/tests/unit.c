@@ -658,28 +658,28 @@ static void test_cache_off_and_errors(void)
 	uidgen_close(g);
 }
 
-/*
- * A revoke reaches cached runs: the next uidgen_next() fails with
- * EADDRNOTAVAIL instead of handing out the rest of its run, and IDs flow
- * again once the node ID is assigned. Needs root.
- */
-/* Assign @node as one that never issued, through sysfs. */
-static int assign_new(unsigned int node)
+/* Write @value to the module parameter @name through sysfs. */
+static int write_param(const char *name, unsigned int value)
 {
-	FILE *f = fopen("/sys/module/uidgen/parameters/node_id", "w");
+	char path[128];
+	FILE *f;
 	int ok;
 
+	snprintf(path, sizeof(path), "/sys/module/uidgen/parameters/%s", name);
+	f = fopen(path, "w");
 	if (!f)
 		return -1;
-	ok = fprintf(f, "%u\n", node) > 0;
-	ok = !fclose(f) && ok;
-	f = fopen("/sys/module/uidgen/parameters/node_new", "w");
-	if (!f)
-		return -1;
-	ok = fputs("1\n", f) >= 0 && ok;
+	ok = fprintf(f, "%u\n", value) > 0;
 	ok = !fclose(f) && ok;
 	return ok ? 0 : -1;
 }
+
+/*
+ * A revoke reaches cached runs: the next uidgen_next() fails with
+ * EADDRNOTAVAIL instead of handing out the rest of its run; a node ID
+ * given with no floor is pending, ENODATA; IDs flow again once it is
+ * assigned as new. Needs root.
+ */
 
 static void test_cache_fence(void)
 {
@@ -699,7 +699,10 @@ static void test_cache_fence(void)
 	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "fenced off");
 	/* uidgen_set_node() names no floor: the kernel wants one (or NEW). */
 	CHECK(uidgen_set_node(g, in.node_id) == -EINVAL, "no floor: EINVAL");
-	CHECK(assign_new(in.node_id) == 0, "assign %u again", in.node_id);
+	CHECK(write_param("node_id", in.node_id) == 0, "node_id %u, no floor",
+	      in.node_id);
+	CHECK(uidgen_next(g, &b) == -ENODATA, "pending: ENODATA");
+	CHECK(write_param("node_new", 1) == 0, "and node_new=1");
 	CHECK(uidgen_next(g, &b) == 0 && b > a + 1, "issues again");
 	uidgen_close(g);
 }
