@@ -680,7 +680,6 @@ static int write_param(const char *name, unsigned int value)
  * given with no floor is pending, ENODATA; IDs flow again once it is
  * assigned as new. Needs root.
  */
-
 static void test_cache_fence(void)
 {
 	struct uidgen_info in;
