@@ -207,15 +207,19 @@ dkms-uninstall:
 	-dkms remove -m uidgen -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
+# kbuild's clean with M=module, not M=$(CURDIR): it deletes every *.mod,
+# *.a, *.o, *.s ... under M=, and bindings/go/go.mod is one. The top's
+# own kbuild outputs go by name.
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
+	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
 	$(MAKE) -C userlib clean
 	$(MAKE) -C lease clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C clients/postgresql clean
 	rm -f tests/lib/idref bindings/go/uidgen.test
-	-chmod -R u+w build/go 2>/dev/null
+	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
 .PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

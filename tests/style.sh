@@ -92,6 +92,32 @@ refuse32() {
 		{ echo "$log"; return 1; }
 }
 check "an out-of-tree build for a 32-bit kernel stops, saying why" refuse32
+# make clean (and DKMS's CLEAN, the same kbuild command) reads no kernel
+# config, so the 64-bit refusal must not fire there: a build, then a clean
+# that exits 0 and leaves no uidgen.ko.
+kclean() {
+	local kdir=/usr/src/linux-headers-$(tests/qemu/kver.sh 6.12) log
+	make -s module-source SRCDIR="$tmp/mc" || return 1
+	make -s -C "$kdir" M="$tmp/mc" modules > /dev/null 2>&1 || { echo "build failed"; return 1; }
+	log=$(make -s -C "$kdir" M="$tmp/mc" clean 2>&1) || { echo "$log"; return 1; }
+	[ ! -e "$tmp/mc/module/uidgen.ko" ] || { echo "clean left module/uidgen.ko"; return 1; }
+}
+check "make clean (kbuild, as DKMS's CLEAN runs it) cleans, exit 0" kclean
+# The top-level make clean in a copy of the tree: exit 0, no uidgen.ko, and
+# every tracked file still there (kbuild's clean deletes every *.mod, *.a,
+# *.o, *.s... under M=, bindings/go/go.mod among them, if M= is the top).
+topclean() {
+	local t=$tmp/tree log f
+	mkdir -p "$t"
+	git ls-files -z | xargs -0 cp -a --parents -t "$t" || return 1
+	make -s -C "$t" module > /dev/null 2>&1 || { echo "make module failed"; return 1; }
+	log=$(make -s -C "$t" clean 2>&1) || { echo "$log"; return 1; }
+	[ ! -e "$t/module/uidgen.ko" ] || { echo "clean left module/uidgen.ko"; return 1; }
+	for f in $(git ls-files); do
+		[ -e "$t/$f" ] || { echo "make clean deleted $f"; return 1; }
+	done
+}
+check "make clean at the top: exit 0, the module gone, every tracked file kept" topclean
 
 for k in $(tests/qemu/kver.sh 6.1) $(tests/qemu/kver.sh 6.12); do
 	check "make W=1, $k" build "$k" 0
