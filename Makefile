@@ -21,7 +21,8 @@
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
 #                   systemd units, modprobe.d example; DESTDIR and PREFIX
-#                   honoured, KVER picks the kernel (default: as for KDIR)
+#                   honoured, KVER picks the kernel (default: the running
+#                   one; refused if it has no headers and KVER/KDIR unset)
 #   make uninstall  remove all of it
 #   make dkms-install    the module's source to /usr/src/uidgen-VERSION, and
 #                   dkms add, build and install it for KVER (dkms then
@@ -32,15 +33,62 @@
 #                   (dpkg-buildpackage)
 #   make clean
 
-# This machine's kernel if it has headers, else Debian's 6.1 headers (the
-# test VM's kernel).
+# The kernel the module is built for (KDIR, its headers) and installed
+# into (KVER, /lib/modules/KVER). Either given, the other follows it.
+# Neither given: the running kernel (UNAME_R) if it has headers; else
+# Debian's 6.1 headers (the test VM's kernel), said on stderr, and install
+# and dkms-install refuse that kernel's tree until KVER or KDIR is given.
+UNAME_R ?= $(shell uname -r)
+KDIR_GIVEN := $(filter-out undefined,$(origin KDIR))$(filter-out undefined,$(origin KVER))
 KVER_TEST = $(shell tests/qemu/kver.sh 6.1 2>/dev/null)
-KDIR ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),/lib/modules/$(shell uname -r)/build,/usr/src/linux-headers-$(KVER_TEST))
+ifeq ($(origin KDIR)$(origin KVER),undefinedundefined)
+ifneq ($(wildcard /lib/modules/$(UNAME_R)/build),)
+KDIR := /lib/modules/$(UNAME_R)/build
+KVER := $(UNAME_R)
+else
+KVER := $(KVER_TEST)
+KDIR := $(if $(KVER),/usr/src/linux-headers-$(KVER))
+KDIR_NOT_RUNNING := 1
+endif
+else ifeq ($(origin KDIR),undefined)
+KDIR := /lib/modules/$(KVER)/build
+else ifeq ($(origin KVER),undefined)
+# /lib/modules/KVER/build or /usr/src/linux-headers-KVER; else unknown.
+KVER_OF_KDIR := $(patsubst /lib/modules/%/build,%,$(patsubst /usr/src/linux-headers-%,%,$(patsubst %/,%,$(KDIR))))
+KVER := $(if $(findstring /,$(KVER_OF_KDIR)),,$(KVER_OF_KDIR))
+endif
+
+# What make module says, and install refuses, when KDIR is not the running
+# kernel's and nobody asked for it.
+define KDIR_WARNING
+uidgen: no headers for the running kernel $(UNAME_R) (/lib/modules/$(UNAME_R)/build)
+uidgen: building against $(or $(KDIR),no headers at all) instead: this module will not load on this machine.
+uidgen: for this kernel: apt-get install linux-headers-$(UNAME_R); for another: make KDIR=... (or KVER=...)
+endef
+ifeq ($(KDIR_NOT_RUNNING),1)
+ifneq ($(filter all module sparse install install-module,$(or $(MAKECMDGOALS),all)),)
+$(warning $(KDIR_WARNING))
+endif
+endif
+# install, install-module, dkms-install: never into a tree nobody named
+# (refused before anything is built).
+ifneq ($(filter install install-module dkms-install,$(MAKECMDGOALS)),)
+ifeq ($(KDIR_NOT_RUNNING),1)
+$(error uidgen: refusing to install the module into /lib/modules/$(or $(KVER),?): not the running kernel ($(UNAME_R)), which has no headers. Say which kernel: make $(MAKECMDGOALS) KVER=$(or $(KVER),...) (or KDIR=...))
+endif
+ifeq ($(KVER),)
+$(error uidgen: which kernel's /lib/modules is KDIR=$(KDIR) for? Say so: make $(MAKECMDGOALS) KDIR=$(KDIR) KVER=...)
+endif
+endif
+
+# The VM targets (demo, check, check-cluster, bench, bench-pg,
+# check-kcsan) build the module for the test VM's kernel, which is not
+# this machine's (read after setup has installed its headers).
+VM_KDIR = $(if $(KDIR_GIVEN),$(KDIR),/usr/src/linux-headers-$$(tests/qemu/kver.sh 6.1))
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(KVER_TEST))
-MODDIR := /lib/modules/$(KVER)/updates
+MODDIR = /lib/modules/$(KVER)/updates
 MANDIR := $(PREFIX)/share/man
 UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
@@ -55,6 +103,7 @@ DKMS_SRC := /usr/src/uidgen-$(VERSION)
 all: module userlib lease
 
 module:
+	@test -d "$(KDIR)" || { echo "uidgen: no kernel headers in '$(KDIR)': apt-get install linux-headers-$(UNAME_R), or make KDIR=..." >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 userlib:
@@ -82,17 +131,17 @@ setup:
 	tests/setup.sh
 
 demo: setup
-	$(MAKE) all
+	$(MAKE) all KDIR=$(VM_KDIR)
 	tests/qemu/vm.sh tests/qemu/guest-demo.sh
 
 check: setup
-	$(MAKE) module KCFLAGS=-Werror
+	$(MAKE) module KCFLAGS=-Werror KDIR=$(VM_KDIR)
 	$(MAKE) userlib tests
 	tests/check.sh
 
 # uidgen-lease and etcd: the host suite (device stand-in) and the VMs.
 check-cluster: setup
-	$(MAKE) module KCFLAGS=-Werror
+	$(MAKE) module KCFLAGS=-Werror KDIR=$(VM_KDIR)
 	$(MAKE) lease
 	tests/lease/check-cluster.sh
 
@@ -101,13 +150,13 @@ bench-lease: setup
 	bench/lease-sim.sh
 
 bench: setup
-	$(MAKE) module userlib clients
+	$(MAKE) module userlib clients KDIR=$(VM_KDIR)
 	$(MAKE) -C bench
 	bench/bench.sh
 
 # PostgreSQL keys in a VM (a benchmark, not a test; not in make check).
 bench-pg: setup
-	$(MAKE) module userlib clients
+	$(MAKE) module userlib clients KDIR=$(VM_KDIR)
 	bench/pg.sh $(if $(ROWS),-n $(ROWS))
 
 kunit: setup
@@ -117,7 +166,7 @@ kunit: setup
 # into the KUnit cache, next to the KASAN one; not in make check: the
 # build alone takes about 20 minutes on 2 cores).
 check-kcsan: setup
-	$(MAKE) module userlib selftests
+	$(MAKE) module userlib selftests KDIR=$(VM_KDIR)
 	test -r /var/cache/uidgen-kunit/build/.config || tests/kunit/run.sh
 	tests/qemu/debug-vm.sh -k kcsan
 
