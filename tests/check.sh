@@ -77,6 +77,10 @@ host_suite style tests/style.sh
 # Which kernel make builds for and make install installs into (make -n).
 host_suite kdir tests/kdir.sh
 
+# The parts a newcomer builds alone, in a fresh clone (the PostgreSQL
+# extension: static libuidgen, no RUNPATH).
+host_suite standalone tests/standalone.sh
+
 # The counting above (tests/totals.sh) against canned logs.
 host_suite harness tests/totals-test.sh
 
@@ -114,7 +118,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid style kdir harness vm-retry lease kunit debug-vm"
+	snapshot nodelife install dkms deb uuid style kdir standalone harness vm-retry lease kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")
