@@ -3,7 +3,11 @@
 # The parts a newcomer builds on their own, each in a fresh clone of this
 # tree with nothing built first: the PostgreSQL extension (make -C
 # clients/postgresql) links libuidgen in statically, with no RUNPATH into
-# the checkout and no libuidgen.so needed at run time.
+# the checkout and no libuidgen.so needed at run time; the Go binding's
+# `go test` with no device skips the device tests, saying why, and fails
+# them with UIDGEN_REQUIRE_DEVICE=1 (as the VM suite sets it); a module of
+# one's own uses the binding through a replace directive, as its README
+# says. (Skipped where /dev/uid exists: that is the VM suites' part.)
 #   tests/standalone.sh
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -uo pipefail
@@ -39,6 +43,30 @@ check "uidgen.so: libuidgen linked in (no libuidgen.so.1 needed)" \
 	 nm -D --defined-only "$t/clients/postgresql/uidgen.so" | grep -qw uidgen_next_sql'
 check "uidgen.so: exports none of libuidgen's own symbols" \
 	'[ -e "$so" ] && ! nm -D --defined-only "$t/clients/postgresql/uidgen.so" | grep -E " uidgen_(next|open|close|fill)$"'
+# Go as the Makefile runs it (GO_ENV): no proxy, Debian's toolchain.
+goenv="GOCACHE=$out/go-cache GOPATH=$out/go GOFLAGS=-mod=mod GOTOOLCHAIN=local GOPROXY=off"
+gotest() { (cd "$t/bindings/go" && env $goenv "$@" go test -v -count=1 . > "$out/go.log" 2>&1); }
+if [ ! -e /dev/uid ]; then
+	check "go test without /dev/uid: passes, the device tests skipped" \
+		'gotest; rc=$?; cat "$out/go.log"; [ $rc -eq 0 ] && ! grep -q -- "^--- FAIL" "$out/go.log" &&
+		 grep -q -- "^--- SKIP: TestNext" "$out/go.log"'
+	check "go test without /dev/uid: each skip says why" \
+		'gotest; grep -B1 -- "^--- SKIP: TestNext" "$out/go.log" | grep -q "no /dev/uid"'
+	check "go test without /dev/uid, UIDGEN_REQUIRE_DEVICE=1: the device tests fail" \
+		'! gotest UIDGEN_REQUIRE_DEVICE=1 && grep -q -- "^--- FAIL: TestNext" "$out/go.log" &&
+		 ! grep -q -- "^--- SKIP" "$out/go.log"'
+fi
+# bindings/go/README.md's recipe, word for word (a module of one's own).
+gomod() {
+	local m=$out/myapp
+	mkdir -p "$m"
+	printf 'package main\n\nimport (\n\t"fmt"\n\n\t"example.org/uidgen"\n)\n\nfunc main() {\n\tid, err := uidgen.Next()\n\tfmt.Println(id, err)\n}\n' > "$m/main.go"
+	(cd "$m" && env $goenv go mod init myapp &&
+		env $goenv go mod edit -require=example.org/uidgen@v0.0.0 -replace=example.org/uidgen="$t/bindings/go" &&
+		env $goenv go build -o myapp . && ./myapp)
+}
+check "a module of one's own builds against bindings/go (replace directive)" gomod
+
 echo "1..$n"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ "$fail" -eq 0 ]
