@@ -64,7 +64,7 @@ host_suite install tests/install.sh -k "$kver" -o "$out/install"
 # loaded with plain modprobe in a 6.12 VM, then make dkms-uninstall.
 host_suite dkms tests/dkms.sh -k "$kver12" -o "$out/dkms"
 
-# make deb: the four packages, lintian, dpkg -i, the kernel's DKMS hook
+# make deb: the five packages, lintian, dpkg -i, the kernel's DKMS hook
 # for 6.12, a 6.12 VM using them, dpkg --purge.
 host_suite deb tests/deb.sh -k "$kver12" -o "$out/deb"
 
@@ -80,6 +80,9 @@ host_suite kdir tests/kdir.sh
 # The parts a newcomer builds alone, in a fresh clone (the PostgreSQL
 # extension: static libuidgen, no RUNPATH).
 host_suite standalone tests/standalone.sh
+
+# Versions (version.mk) and package counts (debian/control) the docs state.
+host_suite versions tests/versions.sh
 
 # The counting above (tests/totals.sh) against canned logs.
 host_suite harness tests/totals-test.sh
@@ -118,7 +121,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid style kdir standalone harness vm-retry lease kunit debug-vm"
+	snapshot nodelife install dkms deb uuid style kdir standalone versions harness vm-retry lease kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")
