@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The systemd units, read on the host (no systemd as PID 1 needed): the
+# units that need /dev/uid load the module themselves (modprobe@uidgen,
+# with /etc/modprobe.d's options) and never skip silently on a missing
+# module (a ConditionPathExists= that is false is a skip, not a failure,
+# and then nothing mints after a reboot); systemd-analyze verify finds no
+# key or value it cannot parse.
+#   tests/units.sh
+# Prints TAP and a "# Totals:" line; exit status 1 on any failure.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+pass=0
+fail=0
+n=0
+check() {	# check DESCRIPTION COMMAND (eval'd; prints what is wrong)
+	local res
+	n=$((n + 1))
+	if res=$(eval "$2" 2>&1); then
+		pass=$((pass + 1)); echo "ok $n $1"
+	else
+		fail=$((fail + 1)); echo "not ok $n $1"; echo "$res" | sed 's/^/#   /'
+	fi
+}
+echo "TAP version 13"
+for u in uidgen-state uidgen-lease; do
+	f=systemd/$u.service
+	check "$u: no silent skip on a missing module (ConditionPathExists)" \
+		"! grep -n '^ConditionPathExists=.*\\(/sys/module/uidgen\\|/dev/uid\\)' $f"
+	check "$u: loads the module first (Wants= and After= modprobe@uidgen.service)" \
+		"grep -q '^Wants=.*modprobe@uidgen\\.service' $f && grep -q '^After=.*modprobe@uidgen\\.service' $f"
+done
+if command -v systemd-analyze > /dev/null; then
+	for f in systemd/*.service; do
+		# Binaries not installed here and man pages are no finding.
+		check "systemd-analyze verify $f: nothing it cannot parse" \
+			"! systemd-analyze verify $f 2>&1 | grep -v -e 'is not executable' -e \"Command 'man \" | grep ."
+	done
+fi
+echo "1..$n"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+[ "$fail" -eq 0 ]
