@@ -87,6 +87,10 @@ host_suite versions tests/versions.sh
 # The systemd units, read on the host: they load the module, never skip.
 host_suite units tests/units.sh
 
+# Every shell block of README.md, run as written: on the host in a scratch
+# copy, the module's in a VM; the rest counted as unrun, with reasons.
+host_suite docs-blocks tests/docs-blocks.sh
+
 # The counting above (tests/totals.sh) against canned logs.
 host_suite harness tests/totals-test.sh
 
@@ -124,7 +128,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid style kdir standalone versions units harness vm-retry lease kunit debug-vm"
+	snapshot nodelife install dkms deb uuid style kdir standalone versions units docs-blocks harness vm-retry lease kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")
