@@ -93,11 +93,14 @@ like "help state: restore" "$h" "^Usage: uidgen \[-d DEVICE\] state restore FILE
 like "help state: keep" "$h" "^ +uidgen \[-d DEVICE\] state keep FILE \[--ahead-ms MS\] \[--every-ms MS\]\$"
 like "help state: save" "$h" "^ +uidgen \[-d DEVICE\] state save FILE\$"
 is "state --help is help state" "$($U state --help)" "$h"
-like "decode --help: -f auto" "$($U decode --help)" "^  -f, --format FMT +how to read the IDs: auto \(default\)"
+like "decode --help: -f auto" "$($U decode --help)" "^  -f, --format FMT +how to read the IDs: auto \(default"
 like "set-node --help: --new" "$($U set-node --help)" "^  --new +"
 fails "help of an unknown command" 2 \
 	"uidgen: help: unknown command 'bogus': the commands are decode, info, set-node, revoke-node, stats, state and help; see 'uidgen --help'" \
 	help bogus
+fails "help of an unknown state command" 2 \
+	"uidgen: help: unknown command 'state bogus': state save, state restore or state keep; see 'uidgen help state'" \
+	help state bogus
 fails "help of two commands" 2 \
 	"uidgen: help takes one command ('stats' is one too many): see 'uidgen --help'" \
 	help info stats
@@ -153,10 +156,10 @@ fails "decode -f dec of a hex ID" 1 \
 	"uidgen: 0x10: not a decimal ID, which -f dec reads; without -f, decode reads each ID by its form" \
 	decode -f dec 0x10
 fails "decode -f hex of a ULID" 1 \
-	"uidgen: 01M8NJ2V50E008W40000000000: not a hex ID (0x and up to 16 hex digits), which -f hex reads; without -f, decode reads each ID by its form" \
+	"uidgen: 01M8NJ2V50E008W40000000000: not a hex ID (up to 16 hex digits, 0x optional), which -f hex reads; without -f, decode reads each ID by its form" \
 	decode -f hex 01M8NJ2V50E008W40000000000
 fails "decode -f b32 of a UUID" 1 \
-	"uidgen: 01a22b21-6ca0-7000-8e10-000000000000: not a base32 ID (up to 13 Crockford base32 digits), which -f b32 reads; without -f, decode reads each ID by its form" \
+	"uidgen: 01a22b21-6ca0-7000-8e10-000000000000: not a base32 ID (13 Crockford base32 digits), which -f b32 reads; without -f, decode reads each ID by its form" \
 	decode -f b32 01a22b21-6ca0-7000-8e10-000000000000
 fails "decode garbage (auto)" 1 "uidgen: nonsense: not a uidgen ID (Invalid argument)" decode nonsense
 fails "decode of a random UUID" 1 \

@@ -197,7 +197,8 @@ err=$($U 2>&1)
 is "the CLI then fails" "$?" 1
 like "with ENOENT" "$err" "^uidgen: /dev/uid: No such file or directory"
 like "and says to load the module" "$err" \
-	"^uidgen: is the uidgen module loaded\? As root: modprobe uidgen node_id=N\$"
+	"^uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then 'uidgen state restore FILE'"
+like "and stats says so too" "$($U stats 2>&1)" "^uidgen: the uidgen module is not loaded: "
 
 # Load, mint, unload, 20 times over.
 i=0; bad=0
