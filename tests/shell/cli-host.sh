@@ -114,6 +114,10 @@ fails "state restore --ahead-ms 0" 2 \
 	"uidgen: state restore needs --ahead-ms above 0: with no grant the kernel would issue past what $tmp/st holds, and a crash could repeat IDs; leave it out for the default, 60000" \
 	state restore "$tmp/st" --ahead-ms 0
 
+fails "state restore --ahead-ms 2^64-1" 2 \
+	"uidgen: --ahead-ms '18446744073709551615': too large, at most 86400000" \
+	state restore "$tmp/st" --ahead-ms 18446744073709551615
+
 # --- Usage errors name the next step (19.8) --------------------------------
 fails "unknown command" 2 \
 	"uidgen: unknown command 'frobnicate': the commands are decode, info, set-node, revoke-node, stats, state and help; see 'uidgen --help'" \

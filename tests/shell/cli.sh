@@ -192,8 +192,9 @@ like "and says why" "$(cat /tmp/cli-pipe.err)" "Broken pipe"
 ok "and stops within a few chunks ($minted IDs minted)" [ "$minted" -le 8192 ]
 
 # state: checked numbers.
-err=$($U state save /tmp/cli.state --ahead-ms 18446744073709551615 2>&1); rc=$?
-is "state save --ahead-ms 2^64-1 exits 2" "$rc" 2
+# (state restore: state save takes no --ahead-ms, and now says so.)
+err=$($U state restore /tmp/cli.state --ahead-ms 18446744073709551615 2>&1); rc=$?
+is "state restore --ahead-ms 2^64-1 exits 2" "$rc" 2
 like "and says why" "$err" "--ahead-ms '18446744073709551615': "
 # refused WHAT MESSAGE: state restore of /tmp/cli.state exits 1, saying so.
 refused() {

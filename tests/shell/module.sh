@@ -69,7 +69,7 @@ for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_
 	done
 	now=$(date +%s)
 	d=$($U decode "$($U)")
-	like "decodes: $layout" "$d" "node=$node slot=[0-9]+ seq=[0-9]+( uuid=[0-9a-f-]{36})?\$"
+	like "decodes: $layout" "$d" "node=$node slot=[0-9]+ seq=[0-9]+( id=[0-9]+)?( uuid=[0-9a-f-]{36})?\$"
 	t=$(date -u -d "$(echo "$d" | sed 's/.*time=\([^ ]*\).*/\1/')" +%s)
 	ok "time within a tick of now: $layout" between $((t - now)) -2 2
 	is "10000 distinct IDs: $layout" "$($U -n 10000 | sort -u | wc -l)" 10000
