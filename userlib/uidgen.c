@@ -34,7 +34,6 @@ static const char *prog = "uidgen";
 struct keep_opts {
 	unsigned long long ahead_ms;
 	unsigned long long every_ms;
-	int ahead_set;
 };
 
 /* The device the command works on: -d, or UIDGEN_DEVICE. */
@@ -992,8 +991,9 @@ static int cmd_state_save(const char *dev, const char *file)
 /*
  * state restore: the node ID and its floor in one SET_NODE. The node may
  * be pending (modprobe.d node_id=N); this completes it. With
- * --ahead-ms MS (default 60000, 0 for none) a grant mark is persisted first
- * and given in the same call, so nothing is issued that the file does not
+ * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
+ * below are never taken from the CLI) a grant mark is persisted first and
+ * given in the same call, so nothing is issued that the file does not
  * cover even before 'state keep' takes over.
  */
 /*
@@ -1687,7 +1687,6 @@ int main(int argc, char **argv)
 			/* A day ahead is plenty; more would only wrap. */
 			if (parse_opt("--ahead-ms", optarg, 0, AHEAD_MS_MAX, &ko.ahead_ms))
 				return 2;
-			ko.ahead_set = 1;
 			break;
 		case OPT_EVERY:
 			if (parse_opt("--every-ms", optarg, 1, AHEAD_MS_MAX, &ko.every_ms))
