@@ -71,6 +71,10 @@ host_suite deb tests/deb.sh -k "$kver12" -o "$out/deb"
 # The UUID/ULID mapping's property test (libuidgen, no device; ASan+UBSan).
 host_suite uuid userlib/tests/uuid
 
+# The CLI where no device is needed: each command's options, help, usage
+# errors, decode, a file that is not the device, no module loaded.
+host_suite cli-host tests/shell/cli-host.sh
+
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
@@ -128,7 +132,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid style kdir standalone versions units docs-blocks harness vm-retry lease kunit debug-vm"
+	snapshot nodelife install dkms deb uuid cli-host style kdir standalone versions units docs-blocks harness vm-retry lease kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")

@@ -34,61 +34,46 @@ static const char *prog = "uidgen";
 struct keep_opts {
 	unsigned long long ahead_ms;
 	unsigned long long every_ms;
-	int ahead_set;
 };
 
-static void usage(FILE *f)
+/* The device the command works on: -d, or UIDGEN_DEVICE. */
+static const char *device = UIDGEN_DEVICE;
+
+static int node_info(int fd, struct uidgen_info *info);
+
+/* Does @dev answer UIDGEN_IOC_INFO (any module version)? */
+static int is_uidgen_dev(const char *dev)
 {
-	fprintf(f,
-		"Usage: %1$s [-d DEVICE] [-n COUNT] [-f dec|hex|b32|uuid|ulid]\n"
-		"       %1$s [-d DEVICE] decode [-f auto|dec|hex|b32|uuid|ulid] ID...\n"
-		"       %1$s [-d DEVICE] info\n"
-		"       %1$s [-d DEVICE] set-node NODE_ID --new|--floor MS|--state FILE\n"
-		"       %1$s [-d DEVICE] revoke-node\n"
-		"       %1$s [-d DEVICE] stats\n"
-		"       %1$s [-d DEVICE] state restore FILE [--ahead-ms MS]\n"
-		"       %1$s [-d DEVICE] state keep FILE [--ahead-ms MS] [--every-ms MS]\n"
-		"       %1$s [-d DEVICE] state save FILE\n"
-		"\n"
-		"Print COUNT (default 1) fresh 64-bit IDs from " UIDGEN_DEVICE ", one a line.\n"
-		"\n"
-		"  -d, --device PATH   the uidgen device (default " UIDGEN_DEVICE ")\n"
-		"  -n, --count N       how many IDs to print\n"
-		"  -f, --format FMT    dec (default), hex (0x and 16 digits), b32 (13 Crockford\n"
-		"                      base32 digits that sort like the IDs), uuid (the ID's\n"
-		"                      lossless UUIDv7, which sorts like it) or ulid (the same\n"
-		"                      128 bits as a ULID); for decode, how to read the IDs\n"
-		"                      (default auto: 0x.. is hex, digits only is decimal,\n"
-		"                      36 or 32 characters a UUID, 26 a ULID, else b32)\n"
-		"  -h, --help          this text\n"
-		"  -V, --version       the version\n"
-		"\n"
-		"decode   print each ID's time (UTC), node, slot, sequence and UUID, using the\n"
-		"         layout of the loaded module (the default layout if none is)\n"
-		"info     print the layout, tick, epoch and node ID of the loaded module\n"
-		"set-node assign the node ID (decimal) with its floor, in one step (needs\n"
-		"         CAP_SYS_ADMIN): --state FILE (the floor a state file holds),\n"
-		"         --floor MS (Unix ms at or after every ID it ever issued) or\n"
-		"         --new (it has never issued an ID)\n"
-		"revoke-node  stop issuing under the node ID; when it returns, no ID\n"
-		"         with that node ID leaves the kernel (needs CAP_SYS_ADMIN)\n"
-		"stats    the generator's clock, node state, floor, grant, deadline,\n"
-		"         token, counters and clock offset\n"
-		"state restore FILE  assign FILE's node ID (or complete the pending one)\n"
-		"         with FILE's floor; first persist, and grant, a mark --ahead-ms\n"
-		"         (default 60000; 0: no grant limit) ahead\n"
-		"state keep FILE     the persister (runs until SIGTERM): every --every-ms\n"
-		"         (default 20000) persist a mark --ahead-ms ahead to FILE, fsync'd,\n"
-		"         then raise the kernel's grant to it\n"
-		"state save FILE     clean stop: revoke the node ID, then save the exact\n"
-		"         high water as its floor\n"
-		"\n"
-		"Exit status: 0 on success, 1 on failure, 2 on bad usage.\n",
-		prog);
+	struct uidgen_info info;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = !node_info(fd, &info);
+	close(fd);
+	return ok;
+}
+
+/* No uidgen module: how to load it, the first time and every other. */
+static void say_not_loaded(void)
+{
+	fprintf(stderr, "%s: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then '%s state restore FILE' with its state file (what uidgen-state.service does at boot)\n",
+		prog, prog);
+}
+
+static int module_loaded(void)
+{
+	return !access("/sys/module/uidgen", F_OK);
 }
 
 static int fail(int err, const char *what)
 {
+	/* /dev/null or any other file that is not the device. */
+	if (err == -ENOTTY && !is_uidgen_dev(device)) {
+		fprintf(stderr, "%s: %s: not a uidgen device (%s): give the uidgen device with -d PATH (default " UIDGEN_DEVICE ")\n",
+			prog, device, strerror(ENOTTY));
+		return 1;
+	}
 	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(-err));
 	if (err == -EADDRNOTAVAIL)
 		fprintf(stderr, "%s: no node ID is active: as root, run '%s state restore FILE', or '%s set-node N --new' for a node ID that has never issued\n",
@@ -96,6 +81,11 @@ static int fail(int err, const char *what)
 	else if (err == -ENODATA)
 		fprintf(stderr, "%s: the node ID is pending, its floor unknown: as root, run '%s state restore FILE' (what uidgen-state.service does), or '%s set-node N --new' if it has never issued an ID\n",
 			prog, prog, prog);
+	else if (err == -EPERM)
+		fprintf(stderr, "%s: this needs CAP_SYS_ADMIN: run it as root\n", prog);
+	else if (err == -ENOTTY)
+		fprintf(stderr, "%s: the loaded uidgen module does not know this call: upgrade it (see '%s info')\n",
+			prog, prog);
 	return 1;
 }
 
@@ -106,8 +96,13 @@ static int fail_open(int err, const char *dev)
 	if (err == -EACCES)
 		fprintf(stderr, "%s: the device's mode and group leave you out: the administrator sets them with the module's dev_mode and dev_gid parameters (see uid(4))\n",
 			prog);
+	else if ((err == -ENOENT || err == -ENODEV || err == -ENXIO) && !module_loaded())
+		say_not_loaded();
+	else if (err == -ENOENT && strcmp(dev, UIDGEN_DEVICE))
+		fprintf(stderr, "%s: the uidgen module is loaded, but %s is not its device: give its device with -d PATH (default " UIDGEN_DEVICE ")\n",
+			prog, dev);
 	else if (err == -ENOENT)
-		fprintf(stderr, "%s: is the uidgen module loaded? As root: modprobe uidgen node_id=N\n",
+		fprintf(stderr, "%s: the uidgen module is loaded, but there is no " UIDGEN_DEVICE ": udev (or devtmpfs) makes it (see uid(4))\n",
 			prog);
 	return 1;
 }
@@ -279,8 +274,23 @@ static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
 	return len == 13 ? UIDGEN_FMT_B32 : UIDGEN_FMT_DEC;
 }
 
+/* What -f FMT reads, for decode's message when a text is not that. */
+static const char *format_what(enum uidgen_format fmt)
+{
+	switch ((int)fmt) {
+	case UIDGEN_FMT_DEC:
+		return "a decimal ID";
+	case UIDGEN_FMT_HEX:
+		return "a hex ID (up to 16 hex digits, 0x optional)";
+	case UIDGEN_FMT_B32:
+		return "a base32 ID (13 Crockford base32 digits)";
+	default:
+		return "a UUID (36 or 32 hex digits) or ULID (26 Crockford base32 digits)";
+	}
+}
+
 static int cmd_decode(const char *dev, char **argv, int argc,
-		      enum uidgen_format fmt)
+		      enum uidgen_format fmt, const char *fmt_arg)
 {
 	char uuid[UIDGEN_UUID_STR_MAX];
 	enum uidgen_format f;
@@ -290,10 +300,11 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 	char when[64];
 	uint8_t u[16];
 	uint64_t id;
-	int i, ret, status = 0;
+	int i, ret, parsed, status = 0;
 
 	if (!argc) {
-		fprintf(stderr, "%s: decode needs at least one ID\n", prog);
+		fprintf(stderr, "%s: decode needs at least one ID: see '%s decode --help'\n",
+			prog, prog);
 		return 2;
 	}
 	if (uidgen_open(&g, dev) == 0) {
@@ -313,13 +324,22 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 		if (f == FMT_UUID || f == FMT_ULID) {
 			/* Either text: uidgen_parse_uuid() goes by length. */
 			ret = uidgen_parse_uuid(argv[i], u);
+			parsed = !ret;
 			if (!ret)
 				ret = uidgen_from_uuid(&info, u, &id);
 		} else {
 			ret = uidgen_parse(argv[i], f, &id);
+			parsed = !ret;
 		}
 		if (!ret)
 			ret = uidgen_decode(&info, id, &p);
+		if (ret && !parsed && ret == -EINVAL && fmt != UIDGEN_FMT_AUTO) {
+			/* -f said how to read it, and it is not that. */
+			fprintf(stderr, "%s: %s: not %s, which -f %s reads; without -f, decode reads each ID by its form\n",
+				prog, argv[i], format_what(fmt), fmt_arg);
+			status = 1;
+			continue;
+		}
 		if (ret) {
 			fprintf(stderr, "%s: %s: not a uidgen ID (%s)\n", prog,
 				argv[i], strerror(-ret));
@@ -330,13 +350,12 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 		/* Only an ID past year 10889 has no UUID. */
 		if (format_id(&info, id, FMT_UUID, uuid, sizeof(uuid)) < 0)
 			strcpy(uuid, "-");
-		printf("%s time=%s node=%" PRIu32 " slot=%" PRIu32 " seq=%" PRIu32 " uuid=%s\n",
-		       argv[i], when, p.node, p.slot, p.seq, uuid);
+		/* id=: the 64-bit ID, whatever the spelling it was given in. */
+		printf("%s time=%s node=%" PRIu32 " slot=%" PRIu32 " seq=%" PRIu32 " id=%" PRIu64 " uuid=%s\n",
+		       argv[i], when, p.node, p.slot, p.seq, id, uuid);
 	}
 	return status;
 }
-
-static int node_info(int fd, struct uidgen_info *info);
 
 static int cmd_info(const char *dev)
 {
@@ -677,7 +696,8 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 	int fd, ret;
 
 	if (argc != 1) {
-		fprintf(stderr, "%s: set-node needs exactly one node ID\n", prog);
+		fprintf(stderr, "%s: set-node needs exactly one node ID: see '%s set-node --help'\n",
+			prog, prog);
 		return 2;
 	}
 	/* Decimal only: a zero-padded 010 is node 10, never octal 8. */
@@ -780,6 +800,10 @@ static int cmd_stats(const char *dev)
 	FILE *f;
 	size_t i;
 
+	if (!module_loaded() && access(SYSFS_DEV, F_OK)) {
+		say_not_loaded();
+		return 1;
+	}
 	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
 		snprintf(path, sizeof(path), SYSFS_DEV "%s", times[i]);
 		ret = read_u64(path, &v);
@@ -967,8 +991,9 @@ static int cmd_state_save(const char *dev, const char *file)
 /*
  * state restore: the node ID and its floor in one SET_NODE. The node may
  * be pending (modprobe.d node_id=N); this completes it. With
- * --ahead-ms MS (default 60000, 0 for none) a grant mark is persisted first
- * and given in the same call, so nothing is issued that the file does not
+ * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
+ * below are never taken from the CLI) a grant mark is persisted first and
+ * given in the same call, so nothing is issued that the file does not
  * cover even before 'state keep' takes over.
  */
 /*
@@ -1238,60 +1263,417 @@ static int state_locked(const char *dev, const char *file,
 	return ret;
 }
 
-static int cmd_state(const char *dev, char **argv, int argc,
-		     const struct keep_opts *o)
+/*
+ * The commands and their options: each command has its own table, and an
+ * option of another command is an error, never accepted and ignored. -d,
+ * -h and -V are every command's, before or after it.
+ */
+enum { OPT_AHEAD = 256, OPT_EVERY, OPT_NEW, OPT_FLOOR, OPT_STATE };
+
+#define OPT_DEVICE	{ "device", required_argument, NULL, 'd' }
+#define OPT_HELP	{ "help", no_argument, NULL, 'h' }
+#define OPT_VERSION	{ "version", no_argument, NULL, 'V' }
+#define OPT_COUNT	{ "count", required_argument, NULL, 'n' }
+#define OPT_FORMAT	{ "format", required_argument, NULL, 'f' }
+#define OPT_AHEAD_MS	{ "ahead-ms", required_argument, NULL, OPT_AHEAD }
+#define OPT_EVERY_MS	{ "every-ms", required_argument, NULL, OPT_EVERY }
+#define OPT_END		{ NULL, 0, NULL, 0 }
+
+static const struct option opts_generate[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_COUNT, OPT_FORMAT, OPT_END,
+};
+static const struct option opts_decode[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_END,
+};
+static const struct option opts_plain[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_END,
+};
+static const struct option opts_set_node[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION,
+	{ "new", no_argument, NULL, OPT_NEW },
+	{ "floor", required_argument, NULL, OPT_FLOOR },
+	{ "state", required_argument, NULL, OPT_STATE },
+	OPT_END,
+};
+static const struct option opts_restore[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_AHEAD_MS, OPT_END,
+};
+static const struct option opts_keep[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_AHEAD_MS, OPT_EVERY_MS, OPT_END,
+};
+/* Every option of every command: to find the command words, and owners. */
+static const struct option opts_all[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_COUNT, OPT_FORMAT,
+	OPT_AHEAD_MS, OPT_EVERY_MS,
+	{ "new", no_argument, NULL, OPT_NEW },
+	{ "floor", required_argument, NULL, OPT_FLOOR },
+	{ "state", required_argument, NULL, OPT_STATE },
+	OPT_END,
+};
+
+enum cmd_id {
+	CMD_GENERATE, CMD_DECODE, CMD_INFO, CMD_SET_NODE, CMD_REVOKE,
+	CMD_STATS, CMD_RESTORE, CMD_KEEP, CMD_SAVE, CMD_HELP,
+	CMD_STATE,	/* "state" without save, restore or keep */
+	CMD_COUNT
+};
+
+struct command {
+	const char *name;	/* NULL: printing IDs, no command word */
+	const char *shortopts;	/* getopt_long's, ':' first */
+	const struct option *opts;
+	const char *synopsis;	/* after "uidgen [-d DEVICE] " */
+	const char *summary;	/* for uidgen --help */
+	const char *about;	/* for COMMAND --help */
+	const char *options;	/* its own options, or NULL */
+};
+
+#define GLOBAL_HELP \
+	"  -d, --device PATH   the uidgen device (default " UIDGEN_DEVICE ")\n" \
+	"  -h, --help          this text\n" \
+	"  -V, --version       the version\n"
+
+static const struct command commands[CMD_COUNT] = {
+	[CMD_GENERATE] = { NULL, ":d:n:f:hV", opts_generate,
+		"[-n COUNT] [-f dec|hex|b32|uuid|ulid]", NULL,
+		"Print COUNT (default 1) fresh 64-bit IDs from " UIDGEN_DEVICE ", one a line.\n",
+		"  -n, --count N       how many IDs to print (decimal, at least 1)\n"
+		"  -f, --format FMT    dec (default), hex (0x and 16 digits), b32 (13 Crockford\n"
+		"                      base32 digits that sort like the IDs), uuid (the ID's\n"
+		"                      lossless UUIDv7, which sorts like it) or ulid (the same\n"
+		"                      128 bits as a ULID)\n" },
+	[CMD_DECODE] = { "decode", ":d:f:hV", opts_decode,
+		"decode [-f auto|dec|hex|b32|uuid|ulid] ID...",
+		"an ID's time, node, slot, sequence, id= and UUID",
+		"Print each ID's time (UTC), node, slot, sequence, the 64-bit ID in decimal\n"
+		"(id=, whatever spelling it was given in) and its UUID, using the layout of\n"
+		"the loaded module (the default layout if none is).\n",
+		"  -f, --format FMT    how to read the IDs: auto (default: 0x.. is hex, digits\n"
+		"                      only is decimal, 36 or 32 characters a UUID, 26 a ULID,\n"
+		"                      else b32), dec, hex, b32, or uuid or ulid (either text)\n" },
+	[CMD_INFO] = { "info", ":d:hV", opts_plain, "info",
+		"the loaded module's layout, tick, epoch and node ID",
+		"Print the version, node ID, layout, slots, tick, epoch and last tick of the\n"
+		"loaded module.\n", NULL },
+	[CMD_SET_NODE] = { "set-node", ":d:hV", opts_set_node,
+		"set-node NODE_ID --new|--floor MS|--state FILE",
+		"assign the node ID with its floor (CAP_SYS_ADMIN)",
+		"Assign the node ID (decimal: a leading 0 is not octal) with its floor, in\n"
+		"one step (needs CAP_SYS_ADMIN). Exactly one of:\n",
+		"  --state FILE        the floor a state file holds (its node_id must match)\n"
+		"  --floor MS          a Unix time in ms at or after every ID it ever issued\n"
+		"  --new               it has never issued an ID (its first start, ever)\n" },
+	[CMD_REVOKE] = { "revoke-node", ":d:hV", opts_plain, "revoke-node",
+		"stop issuing under the node ID (CAP_SYS_ADMIN)",
+		"Stop issuing under the node ID; when it returns, no ID with that node ID\n"
+		"leaves the kernel (needs CAP_SYS_ADMIN).\n", NULL },
+	[CMD_STATS] = { "stats", ":d:hV", opts_plain, "stats",
+		"clock, node state, floor, grant, counters, clock offset",
+		"Print the generator's clock, node state, floor, grant, deadline, token,\n"
+		"counters and clock offset.\n", NULL },
+	[CMD_RESTORE] = { "state restore", ":d:hV", opts_restore,
+		"state restore FILE [--ahead-ms MS]",
+		"node ID and floor from FILE, a grant persisted first",
+		"Assign FILE's node ID (or complete the pending one) with FILE's floor; first\n"
+		"persist to FILE, and grant, a mark --ahead-ms ahead (needs CAP_SYS_ADMIN).\n"
+		"With no FILE yet it succeeds only if the node ID is already active as new\n"
+		"(set-node N --new, or node_new=1), and starts the file.\n",
+		"  --ahead-ms MS       how far ahead (default 60000, 1 to 86400000; 0 is refused:\n"
+		"                      with no grant a crash could repeat IDs)\n" },
+	[CMD_KEEP] = { "state keep", ":d:hV", opts_keep,
+		"state keep FILE [--ahead-ms MS] [--every-ms MS]",
+		"the persister: keep a grant mark persisted ahead in FILE",
+		"The persister (runs until SIGTERM): every --every-ms persist a mark\n"
+		"--ahead-ms ahead to FILE, fsync'd, then raise the kernel's grant to it.\n",
+		"  --ahead-ms MS       how far ahead (default 60000, 1 to 86400000)\n"
+		"  --every-ms MS       how often (default 20000), below --ahead-ms\n" },
+	[CMD_SAVE] = { "state save", ":d:hV", opts_plain, "state save FILE",
+		"clean stop: revoke, then save the exact floor to FILE",
+		"Clean stop: revoke the node ID (the fence), then save the exact high water\n"
+		"to FILE as its floor (needs CAP_SYS_ADMIN).\n", NULL },
+	[CMD_HELP] = { "help", ":d:hV", opts_plain, "help [COMMAND]",
+		"this text, or COMMAND's usage and options",
+		"Print the usage of uidgen, or of COMMAND with its options (the same as\n"
+		"'uidgen COMMAND --help').\n", NULL },
+	[CMD_STATE] = { "state", ":d:hV", opts_keep, NULL, NULL, NULL, NULL },
+};
+
+static const char *const command_list =
+	"the commands are decode, info, set-node, revoke-node, stats, state and help";
+
+static void print_synopsis(FILE *f, enum cmd_id id, const char *lead)
 {
-	if (argc == 2 && !strcmp(argv[0], "save")) {
-		if (o->ahead_set) {
-			fprintf(stderr, "%s: state save takes no --ahead-ms: it revokes the node ID and saves the exact floor; 'state keep' writes ahead\n",
-				prog);
-			return 2;
-		}
-		return state_locked(dev, argv[1], 0, cmd_state_save_ahead);
+	if (id == CMD_HELP)
+		fprintf(f, "%s%s %s\n", lead, prog, commands[id].synopsis);
+	else
+		fprintf(f, "%s%s [-d DEVICE] %s\n", lead, prog, commands[id].synopsis);
+}
+
+static void usage(FILE *f)
+{
+	int i;
+
+	for (i = CMD_GENERATE; i <= CMD_HELP; i++)
+		print_synopsis(f, i, i == CMD_GENERATE ? "Usage: " : "       ");
+	fprintf(f, "\n%s\n%s" GLOBAL_HELP "\n", commands[CMD_GENERATE].about,
+		commands[CMD_GENERATE].options);
+	for (i = CMD_DECODE; i <= CMD_HELP; i++)
+		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Each command takes its own options and -d, -h, -V, before or after it:\n"
+		"'%s help COMMAND' (or '%s COMMAND --help') lists them.\n"
+		"\n"
+		"Exit status: 0 on success, 1 on failure, 2 on bad usage.\n",
+		prog, prog);
+}
+
+/* COMMAND --help; for "state", all three of its commands. */
+static int help(enum cmd_id id)
+{
+	static const enum cmd_id state[] = { CMD_RESTORE, CMD_KEEP, CMD_SAVE };
+	size_t i;
+
+	if (id == CMD_GENERATE) {
+		usage(stdout);
+		return 0;
 	}
-	if (argc == 2 && !strcmp(argv[0], "restore")) {
-		if (!o->ahead_ms) {
-			fprintf(stderr, "%s: state restore needs --ahead-ms above 0: with no grant the kernel would issue past what %s holds, and a crash could repeat IDs\n",
-				prog, argv[1]);
-			return 2;
-		}
-		return state_locked(dev, argv[1], o->ahead_ms, cmd_state_restore);
+	if (id == CMD_STATE) {
+		for (i = 0; i < 3; i++)
+			print_synopsis(stdout, state[i], i ? "       " : "Usage: ");
+		for (i = 0; i < 3; i++)
+			printf("\n%s: %s%s%s", commands[state[i]].name,
+			       commands[state[i]].about,
+			       commands[state[i]].options ? "\n" : "",
+			       commands[state[i]].options ? commands[state[i]].options : "");
+		printf("\n" GLOBAL_HELP
+		       "\nExit status: 0 on success, 1 on failure, 2 on bad usage.\n");
+		return 0;
 	}
-	if (argc == 2 && !strcmp(argv[0], "keep"))
-		return cmd_state_keep(dev, argv[1], o->ahead_ms, o->every_ms);
-	fprintf(stderr, "%s: usage: %s state save|restore|keep FILE\n", prog, prog);
+	print_synopsis(stdout, id, "Usage: ");
+	printf("\n%s\n%s" GLOBAL_HELP
+	       "\nExit status: 0 on success, 1 on failure, 2 on bad usage.\n",
+	       commands[id].about,
+	       commands[id].options ? commands[id].options : "");
+	return 0;
+}
+
+/* "see 'uidgen decode --help'", by command. */
+static void see_help(enum cmd_id id)
+{
+	if (id == CMD_GENERATE)
+		fprintf(stderr, "see '%s --help'\n", prog);
+	else if (id == CMD_STATE)
+		fprintf(stderr, "see '%s help state'\n", prog);
+	else
+		fprintf(stderr, "see '%s %s --help'\n", prog, commands[id].name);
+}
+
+static int has_opt(const struct option *o, int val)
+{
+	for (; o->name; o++)
+		if (o->val == val)
+			return 1;
+	return 0;
+}
+
+/* The option of opts_all that --NAME (or its unique abbreviation) is. */
+static const struct option *find_long(const char *name, size_t len)
+{
+	const struct option *o, *found = NULL;
+
+	for (o = opts_all; o->name; o++) {
+		if (strncmp(o->name, name, len))
+			continue;
+		if (strlen(o->name) == len)
+			return o;
+		if (found)
+			return NULL;	/* ambiguous */
+		found = o;
+	}
+	return found;
+}
+
+/* An option @id does not take: say whose it is, or that none has it. */
+static int bad_option(enum cmd_id id, char **argv)
+{
+	const char *where = commands[id].name ? commands[id].name : "printing IDs";
+	const char *text = argv[optind - 1];
+	const struct option *o = NULL;
+	char name[64];
+	int val = optopt, i, n = 0, total = 0;
+	size_t len;
+
+	if (val >= OPT_AHEAD || val == 'h' || val == 'V') {
+		/* --new=1: a long option of this command given a value. */
+		for (o = commands[id].opts; o->name && o->val != val; o++)
+			;
+		fprintf(stderr, "%s: %s: --%s takes no value: ", prog, where, o->name);
+		see_help(id);
+		return 2;
+	}
+	if (!val && !strncmp(text, "--", 2)) {
+		len = strcspn(text + 2, "=");
+		snprintf(name, sizeof(name), "--%.*s", (int)len, text + 2);
+		o = find_long(text + 2, len);
+		val = o ? o->val : 0;
+	} else {
+		snprintf(name, sizeof(name), "-%c", val);
+	}
+	fprintf(stderr, "%s: %s takes no %s ", prog, where, name);
+	for (i = CMD_GENERATE; i <= CMD_SAVE && val; i++)
+		total += has_opt(commands[i].opts, val);
+	if (!total)
+		fprintf(stderr, "(no command does): ");
+	for (i = CMD_GENERATE; i <= CMD_SAVE && total; i++) {
+		if (!has_opt(commands[i].opts, val))
+			continue;
+		n++;
+		fprintf(stderr, "%s%s", n == 1 ? "(an option of " :
+			n == total ? " and " : ", ",
+			commands[i].name ? commands[i].name : "printing IDs");
+		if (n == total)
+			fprintf(stderr, "): ");
+	}
+	see_help(id);
+	return 2;
+}
+
+static int missing_value(enum cmd_id id, char **argv)
+{
+	const char *text = argv[optind - 1];
+	const struct option *o;
+
+	if (commands[id].name)
+		fprintf(stderr, "%s: %s: ", prog, commands[id].name);
+	else
+		fprintf(stderr, "%s: ", prog);
+	if (!strncmp(text, "--", 2)) {
+		for (o = commands[id].opts; o->name && o->val != optopt; o++)
+			;
+		fprintf(stderr, "--%s needs a value: ", o->name);
+	} else {
+		fprintf(stderr, "-%c needs a value: ", optopt);
+	}
+	see_help(id);
+	return 2;
+}
+
+/* A command name, one word or "state" and the next; CMD_COUNT if none. */
+static enum cmd_id find_command(const char *w1, const char *w2)
+{
+	int i;
+
+	if (!strcmp(w1, "state")) {
+		for (i = CMD_RESTORE; i <= CMD_SAVE; i++)
+			if (w2 && !strcmp(commands[i].name + 6, w2))
+				return i;
+		return CMD_STATE;
+	}
+	for (i = CMD_DECODE; i <= CMD_HELP; i++)
+		if (!strcmp(commands[i].name, w1))
+			return i;
+	return CMD_COUNT;
+}
+
+/* uidgen help [COMMAND]. */
+static int cmd_help(char **argv, int argc)
+{
+	enum cmd_id id;
+	int words;
+
+	if (!argc)
+		return help(CMD_GENERATE);
+	id = find_command(argv[0], argc > 1 ? argv[1] : NULL);
+	if (id == CMD_COUNT) {
+		fprintf(stderr, "%s: help: unknown command '%s': %s; see '%s --help'\n",
+			prog, argv[0], command_list, prog);
+		return 2;
+	}
+	if (id == CMD_STATE && argc > 1) {
+		fprintf(stderr, "%s: help: unknown command 'state %s': state save, state restore or state keep; see '%s help state'\n",
+			prog, argv[1], prog);
+		return 2;
+	}
+	words = id >= CMD_RESTORE && id <= CMD_SAVE ? 2 : 1;
+	if (argc > words) {
+		fprintf(stderr, "%s: help takes one command ('%s' is one too many): see '%s --help'\n",
+			prog, argv[words], prog);
+		return 2;
+	}
+	return help(id);
+}
+
+/* A command that takes no arguments was given some. */
+static int no_args(enum cmd_id id, char **argv, int argc)
+{
+	if (!argc)
+		return 0;
+	fprintf(stderr, "%s: %s takes no arguments ('%s'): ", prog,
+		commands[id].name, argv[0]);
+	see_help(id);
+	return 2;
+}
+
+/* A state command's FILE: exactly one. */
+static int one_file(enum cmd_id id, char **argv, int argc)
+{
+	if (argc == 1)
+		return 0;
+	if (!argc)
+		fprintf(stderr, "%s: %s needs FILE, the state file: ", prog,
+			commands[id].name);
+	else
+		fprintf(stderr, "%s: %s takes one FILE ('%s' is one too many): ",
+			prog, commands[id].name, argv[1]);
+	see_help(id);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "ahead-ms", required_argument, NULL, 'A' },
-		{ "every-ms", required_argument, NULL, 'E' },
-		{ "new", no_argument, NULL, 'N' },
-		{ "floor", required_argument, NULL, 'F' },
-		{ "state", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum uidgen_format fmt = UIDGEN_FMT_DEC;
-	const char *dev = UIDGEN_DEVICE;
-	const char *fmt_arg = NULL;
+	const char *fmt_arg = NULL, *w1 = NULL, *w2 = NULL;
 	unsigned long count = 1;
 	struct keep_opts ko = { .ahead_ms = 60000, .every_ms = 20000 };
 	struct floor_src src = { 0 };
 	unsigned long long v;
-	int c;
+	enum cmd_id id;
+	int c, words;
 
-	/* Options may come before or after the subcommand. */
-	while ((c = getopt_long(argc, argv, "d:n:f:hV", opts, NULL)) != -1) {
+	/*
+	 * First the command words (the first two non-options), wherever the
+	 * options are; then the options again, by that command's table.
+	 */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-:d:n:f:hV", opts_all, NULL)) != -1) {
+		if (c != 1)
+			continue;
+		if (!w1)
+			w1 = optarg;
+		else if (!w2)
+			w2 = optarg;
+	}
+	for (; optind < argc; optind++) {	/* after "--" */
+		if (!w1)
+			w1 = argv[optind];
+		else if (!w2)
+			w2 = argv[optind];
+	}
+	id = w1 ? find_command(w1, w2) : CMD_GENERATE;
+	if (id == CMD_COUNT) {
+		fprintf(stderr, "%s: unknown command '%s': %s; see '%s --help'\n",
+			prog, w1, command_list, prog);
+		return 2;
+	}
+	words = !w1 ? 0 : id == CMD_STATE || (id >= CMD_RESTORE && id <= CMD_SAVE) ? 2 : 1;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, commands[id].shortopts,
+				commands[id].opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			dev = optarg;
+			device = optarg;
 			break;
 		case 'n':
 			if (parse_opt("-n", optarg, 1, ULONG_MAX, &v))
@@ -1301,20 +1683,19 @@ int main(int argc, char **argv)
 		case 'f':
 			fmt_arg = optarg;
 			break;
-		case 'A':
+		case OPT_AHEAD:
 			/* A day ahead is plenty; more would only wrap. */
 			if (parse_opt("--ahead-ms", optarg, 0, AHEAD_MS_MAX, &ko.ahead_ms))
 				return 2;
-			ko.ahead_set = 1;
 			break;
-		case 'E':
+		case OPT_EVERY:
 			if (parse_opt("--every-ms", optarg, 1, AHEAD_MS_MAX, &ko.every_ms))
 				return 2;
 			break;
-		case 'N':
+		case OPT_NEW:
 			src.is_new = 1;
 			break;
-		case 'F':
+		case OPT_FLOOR:
 			if (parse_dec(optarg, INT64_MAX, &src.floor_ms)) {
 				fprintf(stderr, "%s: --floor '%s': not a Unix time in ms, in decimal\n",
 					prog, optarg);
@@ -1322,49 +1703,78 @@ int main(int argc, char **argv)
 			}
 			src.has_floor = 1;
 			break;
-		case 'S':
+		case OPT_STATE:
 			src.state = optarg;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			return help(id);
 		case 'V':
 			printf("uidgen %s\n", UIDGEN_VERSION);
 			return 0;
+		case ':':
+			return missing_value(id, argv);
 		default:
-			usage(stderr);
-			return 2;
+			return bad_option(id, argv);
 		}
 	}
-	argv += optind;
-	argc -= optind;
+	/* What is left: the command's words, then its arguments. */
+	argv += optind + words;
+	argc -= optind + words;
 
-	if (argc && !strcmp(argv[0], "decode")) {
-		fmt = UIDGEN_FMT_AUTO;
-		if (fmt_arg && parse_format(fmt_arg, &fmt, 1)) {
-			fprintf(stderr, "%s: unknown format '%s'\n", prog, fmt_arg);
+	if (id == CMD_STATE) {
+		if (!w2)
+			fprintf(stderr, "%s: state needs save, restore or keep, then FILE: see '%s help state'\n",
+				prog, prog);
+		else
+			fprintf(stderr, "%s: state: unknown command '%s': state save, state restore or state keep; see '%s help state'\n",
+				prog, w2, prog);
+		return 2;
+	}
+	if (fmt_arg) {
+		if (id == CMD_DECODE)
+			fmt = UIDGEN_FMT_AUTO;
+		if (parse_format(fmt_arg, &fmt, id == CMD_DECODE)) {
+			fprintf(stderr, "%s: -f '%s': unknown format: give %sdec, hex, b32, uuid or ulid\n",
+				prog, fmt_arg, id == CMD_DECODE ? "auto, " : "");
 			return 2;
 		}
-		return cmd_decode(dev, argv + 1, argc - 1, fmt);
+	} else if (id == CMD_DECODE) {
+		fmt = UIDGEN_FMT_AUTO;
 	}
-	if (fmt_arg && parse_format(fmt_arg, &fmt, 0)) {
-		fprintf(stderr, "%s: unknown format '%s'\n", prog, fmt_arg);
+
+	switch (id) {
+	case CMD_GENERATE:
+		return cmd_generate(device, count, fmt);
+	case CMD_DECODE:
+		return cmd_decode(device, argv, argc, fmt, fmt_arg);
+	case CMD_INFO:
+		return no_args(id, argv, argc) ?: cmd_info(device);
+	case CMD_SET_NODE:
+		return cmd_set_node(device, argv, argc, &src);
+	case CMD_REVOKE:
+		return no_args(id, argv, argc) ?: cmd_revoke(device);
+	case CMD_STATS:
+		return no_args(id, argv, argc) ?: cmd_stats(device);
+	case CMD_RESTORE:
+		if (one_file(id, argv, argc))
+			return 2;
+		if (!ko.ahead_ms) {
+			fprintf(stderr, "%s: state restore needs --ahead-ms above 0: with no grant the kernel would issue past what %s holds, and a crash could repeat IDs; leave it out for the default, 60000\n",
+				prog, argv[0]);
+			return 2;
+		}
+		return state_locked(device, argv[0], ko.ahead_ms, cmd_state_restore);
+	case CMD_KEEP:
+		if (one_file(id, argv, argc))
+			return 2;
+		return cmd_state_keep(device, argv[0], ko.ahead_ms, ko.every_ms);
+	case CMD_SAVE:
+		if (one_file(id, argv, argc))
+			return 2;
+		return state_locked(device, argv[0], 0, cmd_state_save_ahead);
+	case CMD_HELP:
+		return cmd_help(argv, argc);
+	default:
 		return 2;
 	}
-	if (argc && !strcmp(argv[0], "info") && argc == 1)
-		return cmd_info(dev);
-	if (argc && !strcmp(argv[0], "set-node"))
-		return cmd_set_node(dev, argv + 1, argc - 1, &src);
-	if (argc == 1 && !strcmp(argv[0], "revoke-node"))
-		return cmd_revoke(dev);
-	if (argc == 1 && !strcmp(argv[0], "stats"))
-		return cmd_stats(dev);
-	if (argc && !strcmp(argv[0], "state"))
-		return cmd_state(dev, argv + 1, argc - 1, &ko);
-	if (argc) {
-		fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
-		usage(stderr);
-		return 2;
-	}
-	return cmd_generate(dev, count, fmt);
 }

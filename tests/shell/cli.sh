@@ -23,8 +23,8 @@ for f in dec hex b32 uuid ulid; do
 	ulid) like "ulid is 26 Crockford digits" "$id" '^[0-7][0-9A-HJKMNP-TV-Z]{25}$' ;;
 	esac
 	d=$($U decode "$id")
-	like "decode $f: node, a time of today, the UUID" "$d" \
-		"^$id time=$(date -u +%Y-%m-%d)T[0-9:.]{12}Z node=$node slot=[0-9]+ seq=[0-9]+ uuid=$UUID_RE\$"
+	like "decode $f: node, a time of today, the ID, the UUID" "$d" \
+		"^$id time=$(date -u +%Y-%m-%d)T[0-9:.]{12}Z node=$node slot=[0-9]+ seq=[0-9]+ id=[0-9]+ uuid=$UUID_RE\$"
 done
 # An ID, its UUID (as decode prints it) and its ULID decode alike.
 id=$($U)
@@ -32,9 +32,14 @@ d=$($U decode "$id")
 u=${d##*uuid=}
 is "decode of its UUID gives the ID's parts and UUID" "$($U decode "$u" | cut -d' ' -f2-)" "${d#* }"
 is "-f uuid reads it too" "$($U decode -f uuid "$u" | cut -d' ' -f2-)" "${d#* }"
+is "decode of its UUID prints the ID (id=)" "$($U decode "$u" | sed 's/.* id=\([0-9]*\) .*/\1/')" "$id"
+err=$($U decode -f uuid "$id" 2>&1); rc=$?
+is "decode -f uuid of the ID itself exits 1" "$rc" 1
+is "and says what -f uuid reads" "$err" \
+	"uidgen: $id: not a UUID (36 or 32 hex digits) or ULID (26 Crockford base32 digits), which -f uuid reads; without -f, decode reads each ID by its form"
 is "a known ID's UUID and ULID (default layout)" \
 	"$($U -d /nonexistent decode 120772217587765248 01M8NJ2V50E008W40000000000 01A22B21-6CA0-7000-8E10-000000000000 2>/dev/null | cut -d' ' -f2- | sort -u)" \
-	"time=2026-11-30T06:25:40.512Z node=7 slot=1 seq=0 uuid=01a22b21-6ca0-7000-8e10-000000000000"
+	"time=2026-11-30T06:25:40.512Z node=7 slot=1 seq=0 id=120772217587765248 uuid=01a22b21-6ca0-7000-8e10-000000000000"
 err=$($U -d /nonexistent decode 3f2504e0-4f89-41d3-9a0c-0305e82c3301 2>&1); rc=$?
 is "decode of a random (v4) UUID exits 1" "$rc" 1
 like "and says it is no uidgen ID" "$err" "3f2504e0-4f89-41d3-9a0c-0305e82c3301: not a uidgen ID \(Invalid argument\)"
@@ -55,7 +60,7 @@ ok "decoded time is within 2 s of now" between $((t - now)) -2 2
 
 # A known ID (default layout): every field.
 is "decode a known ID" "$($U decode 120687119160971264)" \
-	"120687119160971264 time=2026-11-30T00:47:31.466Z node=7 slot=1 seq=0 uuid=01a229eb-d68a-7000-8e10-000000000000"
+	"120687119160971264 time=2026-11-30T00:47:31.466Z node=7 slot=1 seq=0 id=120687119160971264 uuid=01a229eb-d68a-7000-8e10-000000000000"
 
 err=$($U decode nonsense 2>&1); rc=$?
 is "decode garbage exits 1" "$rc" 1
@@ -78,6 +83,26 @@ like "--help shows usage" "$($U --help)" "^Usage: uidgen"
 err=$($U -d /nonexistent 2>&1); rc=$?
 is "missing device exits 1" "$rc" 1
 like "and names it" "$err" "/nonexistent: No such file or directory"
+like "and says the module is loaded but that is not its device" "$err" \
+	"^uidgen: the uidgen module is loaded, but /nonexistent is not its device: give its device with -d PATH \(default /dev/uid\)\$"
+err=$($U -d /dev/null 2>&1); rc=$?
+is "-d /dev/null exits 1" "$rc" 1
+is "and says it is not a uidgen device" "$err" \
+	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)"
+# Options of another command are refused before anything is done.
+issued0=$(cat /sys/class/uidgen/uid/issued)
+err=$($U -n 2 --new 2>&1); rc=$?
+is "-n 2 --new exits 2" "$rc" 2
+is "and says --new is set-node's" "$err" \
+	"uidgen: printing IDs takes no --new (an option of set-node): see 'uidgen --help'"
+is "and mints nothing" "$(cat /sys/class/uidgen/uid/issued)" "$issued0"
+for c in "info --floor 5" "stats -n 3" "decode -n 5 123" "--new decode 123" "revoke-node --new"; do
+	$U $c > /dev/null 2>&1; is "$c exits 2" "$?" 2
+done
+like "the node ID is still there" "$($U info)" "^node_id: +$node\$"
+err=$($U info extra 2>&1); rc=$?
+is "info extra exits 2" "$rc" 2
+is "and says info takes no arguments" "$err" "uidgen: info takes no arguments ('extra'): see 'uidgen info --help'"
 
 D=/sys/class/uidgen/uid
 is "set-node with the same node and its floor" \
@@ -88,6 +113,7 @@ like "and says one is active" "$err" "another node ID is already active"
 err=$(setpriv --reuid=65534 --regid=65534 --clear-groups $U set-node "$node" --new 2>&1); rc=$?
 is "set-node as nobody exits 1" "$rc" 1
 like "with EPERM" "$err" "Operation not permitted"
+like "and says to run it as root" "$err" "^uidgen: this needs CAP_SYS_ADMIN: run it as root\$"
 is "nobody can read IDs" "$(setpriv --reuid=65534 --regid=65534 --clear-groups $U -n 3 | wc -l)" 3
 
 # --- Hostile input (issue 11) -------------------------------------------------
@@ -166,8 +192,9 @@ like "and says why" "$(cat /tmp/cli-pipe.err)" "Broken pipe"
 ok "and stops within a few chunks ($minted IDs minted)" [ "$minted" -le 8192 ]
 
 # state: checked numbers.
-err=$($U state save /tmp/cli.state --ahead-ms 18446744073709551615 2>&1); rc=$?
-is "state save --ahead-ms 2^64-1 exits 2" "$rc" 2
+# (state restore: state save takes no --ahead-ms, and now says so.)
+err=$($U state restore /tmp/cli.state --ahead-ms 18446744073709551615 2>&1); rc=$?
+is "state restore --ahead-ms 2^64-1 exits 2" "$rc" 2
 like "and says why" "$err" "--ahead-ms '18446744073709551615': "
 # refused WHAT MESSAGE: state restore of /tmp/cli.state exits 1, saying so.
 refused() {

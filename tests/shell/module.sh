@@ -69,7 +69,7 @@ for layout in "slot_bits=0 seq_bits=17" "ts_bits=51 node_bits=0 slot_bits=2 seq_
 	done
 	now=$(date +%s)
 	d=$($U decode "$($U)")
-	like "decodes: $layout" "$d" "node=$node slot=[0-9]+ seq=[0-9]+( uuid=[0-9a-f-]{36})?\$"
+	like "decodes: $layout" "$d" "node=$node slot=[0-9]+ seq=[0-9]+( id=[0-9]+)?( uuid=[0-9a-f-]{36})?\$"
 	t=$(date -u -d "$(echo "$d" | sed 's/.*time=\([^ ]*\).*/\1/')" +%s)
 	ok "time within a tick of now: $layout" between $((t - now)) -2 2
 	is "10000 distinct IDs: $layout" "$($U -n 10000 | sort -u | wc -l)" 10000
@@ -197,7 +197,8 @@ err=$($U 2>&1)
 is "the CLI then fails" "$?" 1
 like "with ENOENT" "$err" "^uidgen: /dev/uid: No such file or directory"
 like "and says to load the module" "$err" \
-	"^uidgen: is the uidgen module loaded\? As root: modprobe uidgen node_id=N\$"
+	"^uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then 'uidgen state restore FILE'"
+like "and stats says so too" "$($U stats 2>&1)" "^uidgen: the uidgen module is not loaded: "
 
 # Load, mint, unload, 20 times over.
 i=0; bad=0

@@ -74,13 +74,18 @@ class InvalidIdError(UidgenError, ValueError):
     """EINVAL, ERANGE: not an ID (or UUID) of this layout."""
 
 
+# Each hint is the whole next step: "modprobe uidgen node_id=N" alone
+# leaves the node ID pending (ENODATA) until its floor is restored.
+_NOT_LOADED = ("the uidgen kernel module is not loaded: as root, "
+               "modprobe uidgen node_id=N node_new=1 for a node ID that has never issued an ID; "
+               "else modprobe uidgen node_id=N, then uidgen state restore FILE with its state file")
 _HINTS = {
-    _errno.ENOENT: (NoDeviceError, "the uidgen kernel module is not loaded (modprobe uidgen node_id=N)"),
-    _errno.ENODEV: (NoDeviceError, "the uidgen kernel module is not loaded (modprobe uidgen node_id=N)"),
-    _errno.ENXIO: (NoDeviceError, "the uidgen kernel module is not loaded (modprobe uidgen node_id=N)"),
+    _errno.ENOENT: (NoDeviceError, _NOT_LOADED),
+    _errno.ENODEV: (NoDeviceError, _NOT_LOADED),
+    _errno.ENXIO: (NoDeviceError, _NOT_LOADED),
     _errno.EACCES: (DevicePermissionError, "/dev/uid is restricted to a group (dev_mode, dev_gid)"),
     _errno.EPERM: (DevicePermissionError, "needs CAP_SYS_ADMIN"),
-    _errno.EADDRNOTAVAIL: (NoNodeError, "no node ID is assigned: as root, uidgen set-node N --new"),
+    _errno.EADDRNOTAVAIL: (NoNodeError, "no node ID is assigned: as root, uidgen state restore FILE, or uidgen set-node N --new for a node ID that has never issued an ID"),
     _errno.ENODATA: (NodePendingError, "the node ID is pending: its floor is unknown (uidgen state restore)"),
     _errno.EOVERFLOW: (ExhaustedError, "the timestamp field is exhausted for this layout"),
     _errno.EINVAL: (InvalidIdError, None),

@@ -1,0 +1,207 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The uidgen CLI where no device is needed (make check's host suite
+# cli-host; tests/shell/cli.sh is the suite against the device): each
+# subcommand's own options, help, usage errors, decode, a file that is not
+# the device, and what it says with no module loaded. Exact messages and
+# exit statuses. Run in the repository, after make userlib.
+. tests/shell/lib.sh
+U=${UIDGEN_CLI:-userlib/uidgen}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "TAP version 13"
+
+# fails DESC RC MESSAGE ARGS...: 'uidgen ARGS' exits RC and the last line
+# it writes to standard error is MESSAGE.
+fails() {
+	_d=$1; _rc=$2; _m=$3; shift 3
+	_e=$($U "$@" 2>&1 > /dev/null); _r=$?
+	is "$_d: exits $_rc" "$_r" "$_rc"
+	is "$_d: says so" "$(printf '%s\n' "$_e" | tail -n 1)" "$_m"
+}
+
+# --- Each subcommand has its own options (issues 18, 19.2) -------------------
+fails "--new before decode" 2 \
+	"uidgen: decode takes no --new (an option of set-node): see 'uidgen decode --help'" \
+	--new decode 123
+fails "decode -n" 2 \
+	"uidgen: decode takes no -n (an option of printing IDs): see 'uidgen decode --help'" \
+	decode -n 5 123
+fails "-n 2 --new" 2 \
+	"uidgen: printing IDs takes no --new (an option of set-node): see 'uidgen --help'" \
+	-n 2 --new
+fails "info --floor" 2 \
+	"uidgen: info takes no --floor (an option of set-node): see 'uidgen info --help'" \
+	info --floor 5
+fails "stats -n" 2 \
+	"uidgen: stats takes no -n (an option of printing IDs): see 'uidgen stats --help'" \
+	stats -n 3
+fails "info -f" 2 \
+	"uidgen: info takes no -f (an option of printing IDs and decode): see 'uidgen info --help'" \
+	info -f hex
+fails "revoke-node --state" 2 \
+	"uidgen: revoke-node takes no --state (an option of set-node): see 'uidgen revoke-node --help'" \
+	revoke-node --state "$tmp/st"
+fails "set-node --ahead-ms" 2 \
+	"uidgen: set-node takes no --ahead-ms (an option of state restore and state keep): see 'uidgen set-node --help'" \
+	set-node 7 --new --ahead-ms 5
+fails "state save --ahead-ms" 2 \
+	"uidgen: state save takes no --ahead-ms (an option of state restore and state keep): see 'uidgen state save --help'" \
+	state save "$tmp/st" --ahead-ms 5
+fails "state restore --every-ms" 2 \
+	"uidgen: state restore takes no --every-ms (an option of state keep): see 'uidgen state restore --help'" \
+	state restore "$tmp/st" --every-ms 5
+fails "an option no command has" 2 \
+	"uidgen: decode takes no --bogus (no command does): see 'uidgen decode --help'" \
+	decode --bogus 1
+fails "an unknown short option" 2 \
+	"uidgen: printing IDs takes no -z (no command does): see 'uidgen --help'" \
+	-z
+fails "a value for an option that takes none" 2 \
+	"uidgen: set-node: --new takes no value: see 'uidgen set-node --help'" \
+	set-node 7 --new=1
+fails "decode -f with no value" 2 \
+	"uidgen: decode: -f needs a value: see 'uidgen decode --help'" \
+	decode 1 -f
+fails "-n with no value" 2 "uidgen: -n needs a value: see 'uidgen --help'" -n
+fails "-f oct" 2 "uidgen: -f 'oct': unknown format: give dec, hex, b32, uuid or ulid" -f oct
+fails "decode -f oct" 2 \
+	"uidgen: -f 'oct': unknown format: give auto, dec, hex, b32, uuid or ulid" decode -f oct 1
+# -d, -h and -V are every command's, before or after it.
+is "-d before decode" "$($U -d "$tmp/none" decode 123 2>/dev/null | cut -d' ' -f1-5)" \
+	"123 time=2026-01-01T00:00:00.000Z node=0 slot=0 seq=123"
+is "-d after decode" "$($U decode 123 --device "$tmp/none" 2>/dev/null | cut -d' ' -f1-5)" \
+	"123 time=2026-01-01T00:00:00.000Z node=0 slot=0 seq=123"
+is "-V with a command" "$($U info -V)" "$($U --version)"
+like "--version" "$($U --version)" '^uidgen [0-9]+\.[0-9]+'
+
+# --- help (19.6, 19.8) ---------------------------------------------------------
+is "uidgen help exits 0" "$($U help > /dev/null; echo $?)" 0
+is "uidgen help is uidgen --help" "$($U help)" "$($U --help)"
+is "--help's first line" "$($U --help | head -n 1)" \
+	"Usage: uidgen [-d DEVICE] [-n COUNT] [-f dec|hex|b32|uuid|ulid]"
+like "--help names 'uidgen help COMMAND'" "$($U --help)" "uidgen help COMMAND"
+for c in decode info set-node revoke-node stats "state restore" "state keep" "state save" help; do
+	# $c unquoted: "state restore" is two words.
+	h=$($U $c --help); rc=$?
+	is "$c --help exits 0" "$rc" 0
+	like "$c --help: its usage" "$(printf '%s\n' "$h" | head -n 1)" "^Usage: uidgen (\[-d DEVICE\] )?$c( |\$)"
+	is "uidgen help $c is $c --help" "$($U help $c)" "$h"
+done
+h=$($U help state)
+like "help state: restore" "$h" "^Usage: uidgen \[-d DEVICE\] state restore FILE \[--ahead-ms MS\]\$"
+like "help state: keep" "$h" "^ +uidgen \[-d DEVICE\] state keep FILE \[--ahead-ms MS\] \[--every-ms MS\]\$"
+like "help state: save" "$h" "^ +uidgen \[-d DEVICE\] state save FILE\$"
+is "state --help is help state" "$($U state --help)" "$h"
+like "decode --help: -f auto" "$($U decode --help)" "^  -f, --format FMT +how to read the IDs: auto \(default"
+like "set-node --help: --new" "$($U set-node --help)" "^  --new +"
+fails "help of an unknown command" 2 \
+	"uidgen: help: unknown command 'bogus': the commands are decode, info, set-node, revoke-node, stats, state and help; see 'uidgen --help'" \
+	help bogus
+fails "help of an unknown state command" 2 \
+	"uidgen: help: unknown command 'state bogus': state save, state restore or state keep; see 'uidgen help state'" \
+	help state bogus
+fails "help of two commands" 2 \
+	"uidgen: help takes one command ('stats' is one too many): see 'uidgen --help'" \
+	help info stats
+# state restore refuses --ahead-ms 0, and its help says so (no "0: no grant limit").
+for h in "$($U --help)" "$($U state restore --help)" "$($U state keep --help)"; do
+	is "help says nothing of '0: no grant limit'" "$(printf '%s\n' "$h" | grep -c 'no grant limit')" 0
+done
+like "state restore --help: 0 is refused" "$($U state restore --help)" \
+	"^  --ahead-ms MS +.*\(default 60000, 1 to 86400000; 0 is refused"
+fails "state restore --ahead-ms 0" 2 \
+	"uidgen: state restore needs --ahead-ms above 0: with no grant the kernel would issue past what $tmp/st holds, and a crash could repeat IDs; leave it out for the default, 60000" \
+	state restore "$tmp/st" --ahead-ms 0
+
+fails "state restore --ahead-ms 2^64-1" 2 \
+	"uidgen: --ahead-ms '18446744073709551615': too large, at most 86400000" \
+	state restore "$tmp/st" --ahead-ms 18446744073709551615
+
+# --- Usage errors name the next step (19.8) --------------------------------
+fails "unknown command" 2 \
+	"uidgen: unknown command 'frobnicate': the commands are decode, info, set-node, revoke-node, stats, state and help; see 'uidgen --help'" \
+	frobnicate
+for c in info stats revoke-node; do
+	fails "$c extra" 2 "uidgen: $c takes no arguments ('extra'): see 'uidgen $c --help'" $c extra
+done
+fails "state alone" 2 "uidgen: state needs save, restore or keep, then FILE: see 'uidgen help state'" state
+fails "state frob" 2 \
+	"uidgen: state: unknown command 'frob': state save, state restore or state keep; see 'uidgen help state'" \
+	state frob "$tmp/st"
+fails "state restore with no FILE" 2 \
+	"uidgen: state restore needs FILE, the state file: see 'uidgen state restore --help'" \
+	state restore
+fails "state keep with two FILEs" 2 \
+	"uidgen: state keep takes one FILE ('b' is one too many): see 'uidgen state keep --help'" \
+	state keep a b
+fails "set-node with no node ID" 2 \
+	"uidgen: set-node needs exactly one node ID: see 'uidgen set-node --help'" set-node --new
+fails "decode with no ID" 2 "uidgen: decode needs at least one ID: see 'uidgen decode --help'" decode
+
+# --- decode (19.7, 19.8) -----------------------------------------------------
+D="$U -d $tmp/none decode"
+is "decode of a UUID prints the ID" "$($D 01A22B21-6CA0-7000-8E10-000000000000 2>/dev/null)" \
+	"01A22B21-6CA0-7000-8E10-000000000000 time=2026-11-30T06:25:40.512Z node=7 slot=1 seq=0 id=120772217587765248 uuid=01a22b21-6ca0-7000-8e10-000000000000"
+is "decode of a ULID prints the ID" "$($D 01M8NJ2V50E008W40000000000 2>/dev/null)" \
+	"01M8NJ2V50E008W40000000000 time=2026-11-30T06:25:40.512Z node=7 slot=1 seq=0 id=120772217587765248 uuid=01a22b21-6ca0-7000-8e10-000000000000"
+is "decode of a hex ID prints it in decimal" "$($D 0x01ad11b1280e1000 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/')" \
+	"120772217587765248"
+id=$($D 01a22b21-6ca0-7000-8e10-000000000000 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/')
+is "the ID it prints decodes to the same UUID" "$($D "$id" 2>/dev/null | sed 's/.* uuid=//')" \
+	"01a22b21-6ca0-7000-8e10-000000000000"
+fails "decode -f uuid of a decimal ID" 1 \
+	"uidgen: 120687119160971264: not a UUID (36 or 32 hex digits) or ULID (26 Crockford base32 digits), which -f uuid reads; without -f, decode reads each ID by its form" \
+	decode -f uuid 120687119160971264
+fails "decode -f ulid of a decimal ID" 1 \
+	"uidgen: 120687119160971264: not a UUID (36 or 32 hex digits) or ULID (26 Crockford base32 digits), which -f ulid reads; without -f, decode reads each ID by its form" \
+	decode -f ulid 120687119160971264
+fails "decode -f dec of a hex ID" 1 \
+	"uidgen: 0x10: not a decimal ID, which -f dec reads; without -f, decode reads each ID by its form" \
+	decode -f dec 0x10
+fails "decode -f hex of a ULID" 1 \
+	"uidgen: 01M8NJ2V50E008W40000000000: not a hex ID (up to 16 hex digits, 0x optional), which -f hex reads; without -f, decode reads each ID by its form" \
+	decode -f hex 01M8NJ2V50E008W40000000000
+fails "decode -f b32 of a UUID" 1 \
+	"uidgen: 01a22b21-6ca0-7000-8e10-000000000000: not a base32 ID (13 Crockford base32 digits), which -f b32 reads; without -f, decode reads each ID by its form" \
+	decode -f b32 01a22b21-6ca0-7000-8e10-000000000000
+fails "decode garbage (auto)" 1 "uidgen: nonsense: not a uidgen ID (Invalid argument)" decode nonsense
+fails "decode of a random UUID" 1 \
+	"uidgen: 3f2504e0-4f89-41d3-9a0c-0305e82c3301: not a uidgen ID (Invalid argument)" \
+	decode 3f2504e0-4f89-41d3-9a0c-0305e82c3301
+
+# --- A file that is not the device (19.8) -----------------------------------
+for c in "" info revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do
+	fails "-d /dev/null $c" 1 \
+		"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)" \
+		-d /dev/null $c
+done
+
+# --- No module loaded (19.9) ---------------------------------------------------
+HINT="uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then 'uidgen state restore FILE' with its state file (what uidgen-state.service does at boot)"
+if [ -e /sys/module/uidgen ]; then
+	echo "# the uidgen module is loaded here: the no-module checks are left out"
+else
+	for c in "" info revoke-node "set-node 7 --new" "state save $tmp/st" \
+		"state restore $tmp/st" "-d $tmp/none"; do
+		fails "no module: uidgen $c" 1 "$HINT" $c
+	done
+	is "no module: the device's error first" "$($U 2>&1 | head -n 1)" \
+		"uidgen: /dev/uid: No such file or directory"
+	err=$($U stats 2>&1); rc=$?
+	is "no module: stats exits 1" "$rc" 1
+	is "no module: stats says so and what to do" "$err" "$HINT"
+	if command -v python3 > /dev/null; then
+		err=$(PYTHONPATH=bindings/python python3 -c '
+import uidgen
+try:
+    uidgen.Uidgen("/dev/uid")
+except OSError as e:
+    print(e)' 2>&1)
+		like "no module: Python says to load it with node_new=1 if new" "$err" \
+			"not loaded: as root, modprobe uidgen node_id=N node_new=1 for a node ID that has never issued an ID; else modprobe uidgen node_id=N, then uidgen state restore FILE"
+	fi
+fi
+
+echo "1..$_n"
+done_testing
