@@ -275,8 +275,9 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
  *
  * Context: process; takes n->lock.
  * Return: 0; -EINVAL without exactly one of NEW and FLOOR; -ERANGE if the
- * node ID does not fit; -ESTALE for a token below the highest seen; -ETIME
- * for a deadline already past; -EBUSY if another node ID is active;
+ * node ID does not fit; -ESTALE for a token below the highest seen, or
+ * equal to it but not the assignment in force; -ETIME for a deadline
+ * already past; -EBUSY if another node ID is active;
  * -EOVERFLOW if the floor leaves no tick. A node ID whose lease deadline
  * has passed is revoked first, so assigning it again starts afresh.
  */

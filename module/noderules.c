@@ -81,6 +81,23 @@ static int uidgen_rules_check_deadline(u64 *deadline, u64 now_ns)
 	return *deadline <= now_ns ? -ETIME : 0;
 }
 
+/*
+ * Is @req's token one the rules refuse? A token must be unique and rise
+ * for the life of what it guards, and a store that went back in time (an
+ * etcd restored from a snapshot reissues revisions, which are our tokens)
+ * must be caught: so a new assignment needs a token above every one seen,
+ * and a token equal to the highest is only the assignment in force again,
+ * with that very token. No token (0) claims nothing and is not checked.
+ */
+static bool uidgen_rules_stale(const struct uidgen_node_rules *s,
+			       const struct uidgen_node *req)
+{
+	if (!req->token || req->token > s->max_token)
+		return false;
+	return req->token < s->max_token || s->node != req->node_id ||
+	       s->token != req->token;
+}
+
 /**
  * uidgen_rules_assign() - Assign a node ID with its floor, grant and lease.
  * @s: the state
@@ -93,8 +110,9 @@ static int uidgen_rules_check_deadline(u64 *deadline, u64 now_ns)
  * Context: any.
  * Return: 0; -EINVAL without exactly one of NEW and FLOOR, or FLOOR with
  * a floor of 0; -ERANGE if the node ID does not fit; -ETIME for a
- * deadline already past; -ESTALE for a token below the highest seen;
- * -EBUSY if another node ID is in force.
+ * deadline already past; -ESTALE for a token below the highest seen, or
+ * equal to it but for another assignment than the one in force; -EBUSY if
+ * another node ID is in force.
  */
 int uidgen_rules_assign(struct uidgen_node_rules *s,
 			const struct uidgen_node *req, u64 now_ns,
@@ -115,9 +133,9 @@ int uidgen_rules_assign(struct uidgen_node_rules *s,
 	ret = uidgen_rules_check_deadline(&deadline, now_ns);
 	if (ret)
 		return ret;
-	if (req->token && req->token < s->max_token)
-		return -ESTALE;
 	uidgen_rules_expire(s, now_ns, act);
+	if (uidgen_rules_stale(s, req))
+		return -ESTALE;
 	if (s->node != UIDGEN_NODE_NONE && s->node != req->node_id)
 		return -EBUSY;
 	if (how == UIDGEN_NODE_FLOOR && req->floor_ms > s->floor_ms) {

@@ -104,6 +104,24 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "assign a higher token", RULES_ASSIGN, RS_OFF(10, 0),
 	  RQ(R_NEW, 3, 0, 0, 0, 11), R_NOW, 0, R_PUBLISH,
 	  RS_ON(3, 11, 11, 0, 0, R_NODL) },
+	/*
+	 * A new assignment needs a token above every one seen: an etcd
+	 * restored from a snapshot hands out the same revisions again.
+	 */
+	{ "assign NEW after a revoke with the token revoked", RULES_ASSIGN,
+	  RS_OFF(7, 5000), RQ(R_NEW, 3, 0, 0, 0, 7), R_NOW, -ESTALE, 0,
+	  RS_OFF(7, 5000) },
+	{ "assign another node ID with the token in force", RULES_ASSIGN,
+	  RS_HELD, RQ(R_NEW, 4, 0, 0, 0, 7), R_NOW, -ESTALE, 0, RS_HELD },
+	{ "assign once the lease ended with its token", RULES_ASSIGN, RS_ENDED,
+	  RQ(R_NEW, 3, 0, 0, 0, 7), R_NOW, -ESTALE, UIDGEN_RULES_EXPIRE,
+	  RS_OFF(7, 5000) },
+	{ "re-assign with the very token in force", RULES_ASSIGN, RS_HELD,
+	  RQ(R_FLOOR, 3, 6000, 0, 0, 7), R_NOW, 0, UIDGEN_RULES_FLOOR,
+	  RS_ON(3, 7, 7, 6000, 9000, R_LATER) },
+	{ "re-assign with the highest token, another in force", RULES_ASSIGN,
+	  RS_ON(3, 0, 7, 5000, 0, R_NODL), RQ(R_NEW, 3, 0, 0, 0, 7), R_NOW,
+	  -ESTALE, 0, RS_ON(3, 0, 7, 5000, 0, R_NODL) },
 	{ "assign with no token keeps the highest seen", RULES_ASSIGN,
 	  RS_OFF(10, 0), RQ(R_NEW, 3, 0, 0, 0, 0), R_NOW, 0, R_PUBLISH,
 	  RS_ON(3, 0, 10, 0, 0, R_NODL) },
