@@ -306,9 +306,10 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
  *	is), deadline_ns (0: as it is)
  *
  * Context: process; takes n->lock.
- * Return: 0; -EADDRNOTAVAIL if no node ID is active (its lease deadline
- * passed: it is revoked now if the expiry work has not yet); -ESTALE if
- * @req names another node ID or token; -ETIME for a deadline already past.
+ * Return: 0; -ETIME for a deadline already past, whatever is in force;
+ * -EADDRNOTAVAIL if no node ID is active (its lease deadline passed: it is
+ * revoked now if the expiry work has not yet); -ESTALE if @req names
+ * another node ID or token.
  */
 int uidgen_node_renew(struct uidgen_node_ctl *n,
 		      const struct uidgen_node *req)

@@ -176,10 +176,13 @@ int uidgen_rules_assign(struct uidgen_node_rules *s,
  * @now_ns: CLOCK_BOOTTIME now
  * @act: out: the actions
  *
+ * The errno order: the request first, then the state. A lease deadline
+ * that passed revokes the node ID before anything is checked.
+ *
  * Context: any.
- * Return: 0; -EADDRNOTAVAIL if no node ID is in force (its lease deadline
- * passed: it is revoked now); -ESTALE if @req names another node ID or
- * token; -ETIME for a deadline already past.
+ * Return: 0; -ETIME for a deadline already past (whatever is in force);
+ * -EADDRNOTAVAIL if no node ID is in force (its lease deadline passed: it
+ * is revoked now); -ESTALE if @req names another node ID or token.
  */
 int uidgen_rules_renew(struct uidgen_node_rules *s,
 		       const struct uidgen_node *req, u64 now_ns,
@@ -189,16 +192,15 @@ int uidgen_rules_renew(struct uidgen_node_rules *s,
 	int ret;
 
 	*act = 0;
-	ret = uidgen_rules_check_deadline(&deadline, now_ns);
 	/* A lease that ended stays ended, however soon the renew came. */
-	if (!ret && (uidgen_rules_expire(s, now_ns, act) ||
-		     s->node == UIDGEN_NODE_NONE))
-		ret = -EADDRNOTAVAIL;
-	else if (s->node != req->node_id ||
-		 (req->token && req->token != s->token))
-		ret = -ESTALE;
+	uidgen_rules_expire(s, now_ns, act);
+	ret = uidgen_rules_check_deadline(&deadline, now_ns);
 	if (ret)
 		return ret;
+	if (s->node == UIDGEN_NODE_NONE)
+		return -EADDRNOTAVAIL;
+	if (s->node != req->node_id || (req->token && req->token != s->token))
+		return -ESTALE;
 	if (req->grant_ms > s->grant_ms) {
 		s->grant_ms = req->grant_ms;
 		*act |= UIDGEN_RULES_RAISE_GRANT;

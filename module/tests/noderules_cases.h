@@ -176,6 +176,21 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RS_HELD },
 	{ "renew with a deadline now", RULES_RENEW, RS_HELD,
 	  RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 7), R_NOW, -ETIME, 0, RS_HELD },
+	/*
+	 * One errno order: the request first (a deadline already past is
+	 * ETIME whatever is in force), then the state (EADDRNOTAVAIL, then
+	 * ESTALE); the lease's own end is seen before either.
+	 */
+	{ "renew with a deadline now, another node ID", RULES_RENEW, RS_HELD,
+	  RQ(UIDGEN_NODE_RENEW, 4, 0, 0, R_NOW, 7), R_NOW, -ETIME, 0, RS_HELD },
+	{ "renew with a deadline now, another token", RULES_RENEW, RS_HELD,
+	  RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 6), R_NOW, -ETIME, 0, RS_HELD },
+	{ "renew with a deadline now, nothing in force", RULES_RENEW,
+	  RS_OFF(7, 5000), RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 7), R_NOW,
+	  -ETIME, 0, RS_OFF(7, 5000) },
+	{ "renew with a deadline now, once the lease ended", RULES_RENEW,
+	  RS_ENDED, RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 7), R_NOW, -ETIME,
+	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
 
 	/* Revoke */
 	{ "revoke with nothing in force still fences", RULES_REVOKE,

@@ -212,7 +212,9 @@ struct uidgen_info {
  *            one than in force is ignored
  * @deadline_ns: in (1.4): the caller's CLOCK_BOOTTIME, in ns, at which the
  *               kernel revokes the node ID by itself (a lease's end); 0
- *               leaves it as it is (at assignment: none)
+ *               leaves it as it is (at assignment: none). One already
+ *               past is ETIME, whatever is in force: a request is checked
+ *               before the node's state (EADDRNOTAVAIL, ESTALE, EBUSY)
  * @token: in (1.4): fencing token of the claim behind this call (0: none).
  *         A new assignment needs a token above the highest this load has
  *         seen, else ESTALE; an equal one is accepted only to assign the
