@@ -340,7 +340,9 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
  * pending node ID is cleared too.
  *
  * Context: process; takes n->lock; waits for an RCU grace period.
- * Return: 0, or -ESTALE if @node or @token is not the one in force.
+ * Return: 0, or -ESTALE if @node or @token is not the one in force (a
+ * lease whose deadline passed is not, whether or not the expiry work has
+ * run yet).
  */
 int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
 		       const char *why)

@@ -8,6 +8,12 @@
  * 0 or -errno with the actions the caller must carry out. Nothing here
  * sleeps, locks or reads a clock: the caller holds whatever lock guards
  * the state and passes "now" in.
+ *
+ * Each rule first sees whether the lease deadline has passed, and if so
+ * revokes (UIDGEN_RULES_EXPIRE) before anything else: a lease that ended
+ * stays ended, and no answer depends on whether the caller's own expiry
+ * (the module's timer work, the stand-in's next use) has run yet. Then
+ * the request is checked, then the state.
  */
 #include <linux/errno.h>
 #include <linux/limits.h>
@@ -98,31 +104,15 @@ static bool uidgen_rules_stale(const struct uidgen_node_rules *s,
 	       s->token != req->token;
 }
 
-/**
- * uidgen_rules_assign() - Assign a node ID with its floor, grant and lease.
- * @s: the state
- * @req: node_id, flags (exactly one of UIDGEN_NODE_NEW and
- *	UIDGEN_NODE_FLOOR), floor_ms, grant_ms, deadline_ns (0: none) and
- *	token (0: none)
- * @now_ns: CLOCK_BOOTTIME now
- * @act: out: the actions
- *
- * Context: any.
- * Return: 0; -EINVAL without exactly one of NEW and FLOOR, or FLOOR with
- * a floor of 0; -ERANGE if the node ID does not fit; -ETIME for a
- * deadline already past; -ESTALE for a token below the highest seen, or
- * equal to it but for another assignment than the one in force; -EBUSY if
- * another node ID is in force.
- */
-int uidgen_rules_assign(struct uidgen_node_rules *s,
-			const struct uidgen_node *req, u64 now_ns,
-			unsigned int *act)
+/* uidgen_rules_assign() once the lease's end has been seen to. */
+static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
+				  const struct uidgen_node *req, u64 now_ns,
+				  unsigned int *act)
 {
 	u32 how = req->flags & (UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR);
 	u64 deadline = req->deadline_ns;
 	int ret;
 
-	*act = 0;
 	if (how != UIDGEN_NODE_NEW && how != UIDGEN_NODE_FLOOR)
 		return -EINVAL;
 	/* A floor of 0 would be NEW without saying so. */
@@ -133,7 +123,6 @@ int uidgen_rules_assign(struct uidgen_node_rules *s,
 	ret = uidgen_rules_check_deadline(&deadline, now_ns);
 	if (ret)
 		return ret;
-	uidgen_rules_expire(s, now_ns, act);
 	if (uidgen_rules_stale(s, req))
 		return -ESTALE;
 	if (s->node != UIDGEN_NODE_NONE && s->node != req->node_id)
@@ -166,6 +155,36 @@ int uidgen_rules_assign(struct uidgen_node_rules *s,
 	*act |= UIDGEN_RULES_FENCE_SLOTS | UIDGEN_RULES_SET_GRANT |
 		UIDGEN_RULES_DEADLINE | UIDGEN_RULES_PUBLISH;
 	return 0;
+}
+
+/**
+ * uidgen_rules_assign() - Assign a node ID with its floor, grant and lease.
+ * @s: the state
+ * @req: node_id, flags (exactly one of UIDGEN_NODE_NEW and
+ *	UIDGEN_NODE_FLOOR), floor_ms, grant_ms, deadline_ns (0: none) and
+ *	token (0: none)
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: out: the actions
+ *
+ * The errno order: the request first (EINVAL, ERANGE, ETIME), then the
+ * state (ESTALE, EBUSY). A lease deadline that passed revokes the node ID
+ * before anything is checked.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL without exactly one of NEW and FLOOR, or FLOOR with
+ * a floor of 0; -ERANGE if the node ID does not fit; -ETIME for a
+ * deadline already past; -ESTALE for a token below the highest seen, or
+ * equal to it but for another assignment than the one in force; -EBUSY if
+ * another node ID is in force.
+ */
+int uidgen_rules_assign(struct uidgen_node_rules *s,
+			const struct uidgen_node *req, u64 now_ns,
+			unsigned int *act)
+{
+	*act = 0;
+	/* An ended lease is no assignment in force: this one starts afresh. */
+	uidgen_rules_expire(s, now_ns, act);
+	return uidgen_rules_do_assign(s, req, now_ns, act);
 }
 
 /**
@@ -220,15 +239,19 @@ int uidgen_rules_renew(struct uidgen_node_rules *s,
  * @now_ns: CLOCK_BOOTTIME now
  * @act: out: the actions
  *
- * A pending node ID is cleared too.
+ * A pending node ID is cleared too. Every accepted revoke fences, even
+ * with nothing in force or right after the lease's own end.
  *
  * Context: any.
- * Return: 0, or -ESTALE if @node or @token is not the one in force.
+ * Return: 0, or -ESTALE if @node or @token is not the one in force (a
+ * lease that ended is not: its token is ESTALE).
  */
 int uidgen_rules_revoke(struct uidgen_node_rules *s, u32 node, u64 token,
 			u64 now_ns, unsigned int *act)
 {
 	*act = 0;
+	/* An ended lease's token is no longer in force. */
+	uidgen_rules_expire(s, now_ns, act);
 	if ((node != UIDGEN_NODE_NONE && s->node != UIDGEN_NODE_NONE &&
 	     s->node != node) || (token && token != s->token))
 		return -ESTALE;
@@ -252,6 +275,7 @@ int uidgen_rules_set_pending(struct uidgen_node_rules *s, u32 node,
 			     u64 now_ns, unsigned int *act)
 {
 	*act = 0;
+	uidgen_rules_expire(s, now_ns, act);
 	if (node >= (1ULL << s->node_bits))
 		return -ERANGE;
 	if (s->node != UIDGEN_NODE_NONE)
@@ -271,7 +295,7 @@ static int uidgen_rules_complete(struct uidgen_node_rules *s, u32 flags,
 		.floor_ms = floor_ms,
 	};
 
-	return uidgen_rules_assign(s, &req, now_ns, act);
+	return uidgen_rules_do_assign(s, &req, now_ns, act);
 }
 
 /**
@@ -290,6 +314,7 @@ int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_ms,
 		       u64 now_ns, unsigned int *act)
 {
 	*act = 0;
+	uidgen_rules_expire(s, now_ns, act);
 	if (s->pending != UIDGEN_NODE_NONE)
 		return uidgen_rules_complete(s, UIDGEN_NODE_FLOOR, floor_ms,
 					     now_ns, act);
@@ -314,6 +339,7 @@ int uidgen_rules_new(struct uidgen_node_rules *s, u64 now_ns,
 		     unsigned int *act)
 {
 	*act = 0;
+	uidgen_rules_expire(s, now_ns, act);
 	if (s->pending != UIDGEN_NODE_NONE)
 		return uidgen_rules_complete(s, UIDGEN_NODE_NEW, 0, now_ns,
 					     act);

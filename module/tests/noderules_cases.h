@@ -216,6 +216,16 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "revoke naming a token, nothing in force", RULES_REVOKE,
 	  RS_OFF(7, 5000), RQ(UIDGEN_NODE_REVOKE, R_NONE, 0, 0, 0, 7), R_NOW,
 	  -ESTALE, 0, RS_OFF(7, 5000) },
+	/*
+	 * Every rule sees first whether the lease ended, so that the answer
+	 * never depends on whether the expiry work has run yet.
+	 */
+	{ "revoke with the token of a lease that ended", RULES_REVOKE, RS_ENDED,
+	  RQ(UIDGEN_NODE_REVOKE, R_NONE, 0, 0, 0, 7), R_NOW, -ESTALE,
+	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
+	{ "revoke with no token once the lease ended", RULES_REVOKE, RS_ENDED,
+	  RQ_NONE, R_NOW, 0, UIDGEN_RULES_EXPIRE | UIDGEN_RULES_REVOKE,
+	  RS_OFF(7, 5000) },
 
 	/* Pending node IDs (the node_id parameter), floor_ms, node_new */
 	{ "set pending with nothing in force", RULES_SET_PENDING,
@@ -245,6 +255,18 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  R_NOW, -ENOENT, 0, RS_OFF(7, 5000) },
 	{ "node_new with a node ID in force", RULES_NEW, RS_HELD, RQ_NONE,
 	  R_NOW, 0, 0, RS_HELD },
+	{ "set pending once another's lease ended", RULES_SET_PENDING,
+	  RS_ENDED, RQ(0, 5, 0, 0, 0, 0), R_NOW, 0,
+	  UIDGEN_RULES_EXPIRE | UIDGEN_RULES_PENDING,
+	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL) },
+	{ "node_new once the lease ended", RULES_NEW, RS_ENDED, RQ_NONE, R_NOW,
+	  -ENOENT, UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
+	{ "floor_ms once the lease ended", RULES_FLOOR, RS_ENDED,
+	  RQ(0, 0, 6000, 0, 0, 0), R_NOW, 0,
+	  UIDGEN_RULES_EXPIRE | UIDGEN_RULES_FLOOR, RS_OFF(7, 6000) },
+	{ "assign a node ID beyond node_bits once the lease ended",
+	  RULES_ASSIGN, RS_ENDED, RQ(R_NEW, 32, 0, 0, 0, 8), R_NOW, -ERANGE,
+	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
 
 	/* The deadline */
 	{ "before the deadline nothing ends", RULES_EXPIRE, RS_HELD, RQ_NONE,
