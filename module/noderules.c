@@ -91,9 +91,10 @@ static int uidgen_rules_check_deadline(u64 *deadline, u64 now_ns)
  * Is @req's token one the rules refuse? A token must be unique and rise
  * for the life of what it guards, and a store that went back in time (an
  * etcd restored from a snapshot reissues revisions, which are our tokens)
- * must be caught: so a new assignment needs a token above every one seen,
- * and a token equal to the highest is only the assignment in force again,
- * with that very token. No token (0) claims nothing and is not checked.
+ * must not be trusted: so a new assignment needs a token above every one
+ * seen, and a token equal to the highest is only the assignment in force
+ * again, with that very token. No token (0) claims nothing and is not
+ * checked.
  */
 static bool uidgen_rules_stale(const struct uidgen_node_rules *s,
 			       const struct uidgen_node *req)
