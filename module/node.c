@@ -13,6 +13,11 @@
  * holds that section, a revoke ends in bounded time whatever userspace
  * does with its buffers.
  *
+ * Which changes are accepted, with what errno, and what state results is
+ * for the rules to say (noderules.c, the same source uidgen-lease's device
+ * stand-in builds); this file carries their verdict out, under the lock,
+ * with the RCU fence, the timer and the generator.
+ *
  * The rule this file keeps: persist before you issue. A node ID becomes
  * active only together with its floor (or the administrator's word that
  * it never issued), and once userspace grants a limit, no tick beyond
