@@ -117,6 +117,7 @@ selftests:
 
 tests: userlib selftests clients
 	$(MAKE) -C userlib tests/unit tests/unit-asan tests/unit-tsan tests/uuid
+	$(MAKE) -C lease tests/rules
 
 # The clients the VM suites test: the PostgreSQL extension (PGXS), the Go
 # binding's test binary (built here, run in the guest), and tests/lib/idref
@@ -210,7 +211,7 @@ module-source:
 	install -d $(SRCDIR)/module/tests $(SRCDIR)/uapi/linux
 	install -m 0644 Kbuild $(SRCDIR)/
 	install -m 0644 module/Kbuild module/Kconfig $(filter-out %.mod.c,$(wildcard module/*.c)) module/*.h $(SRCDIR)/module/
-	install -m 0644 module/tests/*.c $(SRCDIR)/module/tests/
+	install -m 0644 module/tests/*.c module/tests/*.h $(SRCDIR)/module/tests/
 	install -m 0644 uapi/linux/uidgen.h $(SRCDIR)/uapi/linux/
 
 # The module's source as DKMS wants it, in $(DESTDIR)/usr/src/uidgen-VERSION.

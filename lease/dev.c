@@ -2,9 +2,11 @@
 /*
  * uidgen-lease: the device backends (see dev.h). The kernel backend is a
  * thin wrapper of UIDGEN_IOC_SET_NODE / UIDGEN_IOC_INFO. The stand-in
- * implements the rules of UIDGEN_IOC_SET_NODE (uapi 1.4) in userspace: one
- * node in force, assignment needs NEW or FLOOR, tokens only rise, a
- * deadline revokes by itself, RENEW/REVOKE with a token must match.
+ * keeps the node's state in a file and decides every UIDGEN_IOC_SET_NODE
+ * by the kernel's own rules: module/noderules.c, compiled here with
+ * kshim.h (one node in force, assignment needs NEW or FLOOR, tokens only
+ * rise, a deadline revokes by itself, RENEW/REVOKE with a token must
+ * match, and the same errno in the same order).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include <linux/uidgen.h>
 #include "dev.h"
 #include "etcd.h"
+#include "kshim.h"
+#include "../module/noderules.h"
 
 struct lease_dev {
 	int fd;			/* /dev/uid, or -1 for the stand-in */
@@ -25,12 +29,15 @@ struct lease_dev {
 	char *sim;		/* state file */
 	int logfd;		/* its event log, sim + ".log" */
 	char *who;
-	uint64_t max_token;	/* highest token seen ("this load") */
-	struct lease_dev_state st;
+	struct uidgen_node_rules r;	/* max_token: "this load" */
 };
 
+/* The state file: "NODE_BITS ACTIVE NODE TOKEN FLOOR GRANT DEADLINE
+ * MAX_TOKEN", a deadline of 0 for none. */
 static int sim_save(struct lease_dev *d)
 {
+	const struct uidgen_node_rules *r = &d->r;
+	int active = r->node != UIDGEN_NODE_NONE;
 	char tmp[4096];
 	FILE *f;
 
@@ -38,10 +45,11 @@ static int sim_save(struct lease_dev *d)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "%u %d %u %llu %llu %llu %llu %llu\n", d->st.node_bits, d->st.active,
-		d->st.node, (unsigned long long)d->st.token,
-		(unsigned long long)d->st.floor_ms, (unsigned long long)d->st.grant_ms,
-		(unsigned long long)d->st.deadline_ns, (unsigned long long)d->max_token);
+	fprintf(f, "%u %d %u %llu %llu %llu %llu %llu\n", r->node_bits, active,
+		active ? r->node : 0, (unsigned long long)r->token,
+		(unsigned long long)r->floor_ms, (unsigned long long)r->grant_ms,
+		(unsigned long long)(r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns),
+		(unsigned long long)r->max_token);
 	if (fclose(f) || rename(tmp, d->sim))
 		return -errno;
 	return 0;
@@ -49,16 +57,20 @@ static int sim_save(struct lease_dev *d)
 
 /* One line per change, appended in one write(): "TIME_NS EVENT node=N
  * token=T deadline=NS who=AGENT"; TIME_NS is CLOCK_BOOTTIME, for
- * "expire" the deadline itself. */
-static void sim_log(struct lease_dev *d, uint64_t t, const char *ev)
+ * "expire" the deadline itself. The fields are @r's: for a revoke, the
+ * state before it. */
+static void sim_log(struct lease_dev *d, const struct uidgen_node_rules *r, uint64_t t,
+		    const char *ev)
 {
 	char line[512];
 	int n;
 
 	n = snprintf(line, sizeof(line), "%llu %s node=%u token=%llu floor=%llu grant=%llu deadline=%llu who=%s\n",
-		     (unsigned long long)t, ev, d->st.node, (unsigned long long)d->st.token,
-		     (unsigned long long)d->st.floor_ms, (unsigned long long)d->st.grant_ms,
-		     (unsigned long long)d->st.deadline_ns, d->who);
+		     (unsigned long long)t, ev, r->node == UIDGEN_NODE_NONE ? 0 : r->node,
+		     (unsigned long long)r->token, (unsigned long long)r->floor_ms,
+		     (unsigned long long)r->grant_ms,
+		     (unsigned long long)(r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns),
+		     d->who);
 	if (write(d->logfd, line, (size_t)n) != n)
 		perror("uidgen-lease: device-sim log");
 }
@@ -67,22 +79,27 @@ static void sim_log(struct lease_dev *d, uint64_t t, const char *ev)
  * on its next use, logging the deadline as the time. It also revokes, as
  * the kernel does on a VM fork or snapshot restore, when a file
  * <state>.fork appears (a test's stand-in for the fork: the agent keeps
- * its lease and token, the device does not). */
-static void sim_expire(struct lease_dev *d)
+ * its lease and token, the device does not). Returns "now", for the
+ * rules: with it, their own look at the deadline finds nothing more. */
+static uint64_t sim_expire(struct lease_dev *d)
 {
+	struct uidgen_node_rules was = d->r;
+	uint64_t now = etcd_boottime_ns();
+	unsigned int act = 0;
 	char fork[4096];
 
 	snprintf(fork, sizeof(fork), "%s.fork", d->sim);
-	if (!unlink(fork) && d->st.active) {
-		sim_log(d, etcd_boottime_ns(), "fork");
-		d->st.active = 0;
+	if (!unlink(fork) && d->r.node != UIDGEN_NODE_NONE) {
+		sim_log(d, &d->r, now, "fork");
+		uidgen_rules_fence(&d->r);
+		sim_save(d);
+		return now;
+	}
+	if (uidgen_rules_expire(&d->r, now, &act)) {
+		sim_log(d, &was, was.deadline_ns, "expire");
 		sim_save(d);
 	}
-	if (d->st.active && d->st.deadline_ns && etcd_boottime_ns() >= d->st.deadline_ns) {
-		sim_log(d, d->st.deadline_ns, "expire");
-		d->st.active = 0;
-		sim_save(d);
-	}
+	return now;
 }
 
 int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
@@ -115,7 +132,7 @@ int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
 		lease_dev_close(d);
 		return -EIO;
 	}
-	d->st.node_bits = sim_node_bits;
+	uidgen_rules_init(&d->r, sim_node_bits);
 	f = fopen(sim, "r");
 	if (f) {
 		unsigned long long t, fl, g, dl, mt;
@@ -124,13 +141,14 @@ int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
 
 		if (fscanf(f, "%u %d %u %llu %llu %llu %llu %llu", &nb, &act, &node,
 			   &t, &fl, &g, &dl, &mt) == 8 && nb == sim_node_bits) {
-			d->st.active = act;
-			d->st.node = node;
-			d->st.token = t;
-			d->st.floor_ms = fl;
-			d->st.grant_ms = g;
-			d->st.deadline_ns = dl;
-			d->max_token = mt;
+			d->r.floor_ms = fl;
+			d->r.max_token = mt;
+			if (act && node < UIDGEN_NODE_NONE) {
+				d->r.node = node;
+				d->r.token = t;
+				d->r.grant_ms = g;
+				d->r.deadline_ns = dl ? dl : UIDGEN_RULES_NO_DEADLINE;
+			}
 		}
 		fclose(f);
 	}
@@ -156,8 +174,17 @@ int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
 	struct uidgen_info info = { .size = sizeof(info) };
 
 	if (d->fd < 0) {
+		const struct uidgen_node_rules *r = &d->r;
+
 		sim_expire(d);
-		*st = d->st;
+		memset(st, 0, sizeof(*st));
+		st->node_bits = r->node_bits;
+		st->active = r->node != UIDGEN_NODE_NONE;
+		st->node = st->active ? r->node : 0;
+		st->token = r->token;
+		st->floor_ms = r->floor_ms;
+		st->grant_ms = r->grant_ms;
+		st->deadline_ns = r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns;
 		return 0;
 	}
 	if (ioctl(d->fd, UIDGEN_IOC_INFO, &info) < 0)
@@ -182,6 +209,39 @@ static int set_node(struct lease_dev *d, struct uidgen_node *n)
 	return ioctl(d->fd, UIDGEN_IOC_SET_NODE, n) < 0 ? -errno : 0;
 }
 
+/* The stand-in's UIDGEN_IOC_SET_NODE: the kernel's own rules
+ * (module/noderules.c), carried out on the state file and its log. */
+static int sim_set_node(struct lease_dev *d, const struct uidgen_node *n)
+{
+	uint64_t now = sim_expire(d);
+	struct uidgen_node_rules was = d->r;
+	unsigned int act;
+	int ret;
+
+	if (n->flags == UIDGEN_NODE_REVOKE)
+		ret = uidgen_rules_revoke(&d->r, n->node_id, n->token, now, &act);
+	else if (n->flags == UIDGEN_NODE_RENEW)
+		ret = uidgen_rules_renew(&d->r, n, now, &act);
+	else
+		ret = uidgen_rules_assign(&d->r, n, now, &act);
+	/* sim_expire() saw to the deadline at this very now */
+	if (act & UIDGEN_RULES_EXPIRE)
+		sim_log(d, &was, was.deadline_ns, "expire");
+	if ((act & UIDGEN_RULES_REVOKE) && was.node != UIDGEN_NODE_NONE)
+		sim_log(d, &was, now, "revoke");
+	else if (!ret && n->flags == UIDGEN_NODE_RENEW)
+		sim_log(d, &d->r, now, "renew");
+	else if (!ret && n->flags != UIDGEN_NODE_REVOKE)
+		sim_log(d, &d->r, now, "install");
+	if (act || !ret) {
+		int e = sim_save(d);
+
+		if (e && !ret)
+			ret = e;
+	}
+	return ret;
+}
+
 int lease_dev_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 		      uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
 {
@@ -197,25 +257,7 @@ int lease_dev_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 
 	if (d->fd >= 0)
 		return set_node(d, &n);
-	sim_expire(d);
-	if (node >= 1U << d->st.node_bits)
-		return -ERANGE;
-	if (d->st.active && d->st.node != node)
-		return -EBUSY;
-	if (token < d->max_token)
-		return -ESTALE;
-	if (deadline_ns && deadline_ns <= etcd_boottime_ns())
-		return -ETIME;
-	d->st.active = 1;
-	d->st.node = node;
-	d->st.token = token;
-	d->st.floor_ms = n.floor_ms;
-	if (grant_ms > d->st.grant_ms || !d->st.grant_ms)
-		d->st.grant_ms = grant_ms;
-	d->st.deadline_ns = deadline_ns;
-	d->max_token = token;
-	sim_log(d, etcd_boottime_ns(), "install");
-	return sim_save(d);
+	return sim_set_node(d, &n);
 }
 
 int lease_dev_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
@@ -232,19 +274,7 @@ int lease_dev_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 
 	if (d->fd >= 0)
 		return set_node(d, &n);
-	sim_expire(d);
-	if (!d->st.active)
-		return -EADDRNOTAVAIL;
-	if (node != d->st.node || (token && token != d->st.token))
-		return -ESTALE;
-	if (deadline_ns && deadline_ns <= etcd_boottime_ns())
-		return -ETIME;
-	if (grant_ms > d->st.grant_ms)
-		d->st.grant_ms = grant_ms;
-	if (deadline_ns)
-		d->st.deadline_ns = deadline_ns;
-	sim_log(d, etcd_boottime_ns(), "renew");
-	return sim_save(d);
+	return sim_set_node(d, &n);
 }
 
 int lease_dev_revoke(struct lease_dev *d, uint64_t token)
@@ -258,13 +288,5 @@ int lease_dev_revoke(struct lease_dev *d, uint64_t token)
 
 	if (d->fd >= 0)
 		return set_node(d, &n);
-	sim_expire(d);
-	/* as the kernel: a token must be the one in force, even if none is */
-	if (token && (!d->st.active || token != d->st.token))
-		return -ESTALE;
-	if (!d->st.active)
-		return 0;
-	d->st.active = 0;
-	sim_log(d, etcd_boottime_ns(), "revoke");
-	return sim_save(d);
+	return sim_set_node(d, &n);
 }

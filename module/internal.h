@@ -31,6 +31,8 @@
  * @node: the node ID in force, or -1; read locklessly by minting paths
  * @pending: a node ID set without its floor (UIDGEN_NODE_NONE: none)
  * @floor_ms: the highest floor applied to @gen (Unix ms, 0: none)
+ * @grant_ms: the grant of the assignment in force, as given (Unix ms, 0:
+ *	none); @gen's grant_tick is what minting paths read
  * @deadline_ns: CLOCK_BOOTTIME at which @node stops (U64_MAX: never);
  *	read locklessly by minting paths
  * @token: fencing token of the assignment in force
@@ -53,6 +55,7 @@ struct uidgen_node_ctl {
 	int node;
 	u32 pending;
 	u64 floor_ms;
+	u64 grant_ms;
 	u64 deadline_ns;
 	u64 token;
 	u64 max_token;

@@ -13,6 +13,11 @@
  * holds that section, a revoke ends in bounded time whatever userspace
  * does with its buffers.
  *
+ * Which changes are accepted, with what errno, and what state results is
+ * for the rules to say (noderules.c, the same source uidgen-lease's device
+ * stand-in builds); this file carries their verdict out, under the lock,
+ * with the RCU fence, the timer and the generator.
+ *
  * The rule this file keeps: persist before you issue. A node ID becomes
  * active only together with its floor (or the administrator's word that
  * it never issued), and once userspace grants a limit, no tick beyond
@@ -35,23 +40,9 @@
 
 #include "gen.h"
 #include "internal.h"
+#include "noderules.h"
 
-#define UIDGEN_NO_DEADLINE	U64_MAX
-
-/* Raise the generator's floor; the caller holds n->lock. */
-static int uidgen_node_apply_floor(struct uidgen_node_ctl *n, u64 floor_ms,
-				   u64 now_ns)
-{
-	int ret;
-
-	if (floor_ms <= n->floor_ms)
-		return 0;
-	ret = uidgen_set_floor(n->gen, uidgen_ms_to_tick(n->gen, floor_ms),
-			       now_ns);
-	if (!ret)
-		n->floor_ms = floor_ms;
-	return ret;
-}
+#define UIDGEN_NO_DEADLINE	UIDGEN_RULES_NO_DEADLINE
 
 /* The last tick a grant covers; never UIDGEN_NO_GRANT, however far. */
 static u64 uidgen_grant_tick(const struct uidgen_gen *g, u64 grant_ms)
@@ -79,8 +70,9 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 {
 	int old = n->node;
 
+	lockdep_assert_held(&n->lock);
 	WRITE_ONCE(n->node, -1);
-	n->pending = UIDGEN_NODE_NONE;
+	WRITE_ONCE(n->pending, UIDGEN_NODE_NONE);
 	hrtimer_try_to_cancel(&n->deadline_timer);
 	/* Every minting path that saw the old node ID has finished. */
 	if (expedite)
@@ -95,33 +87,98 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 	WRITE_ONCE(n->page->fence, n->page->fence + 1);
 	/* Nobody mints now: the next assignment brings its own grant. */
 	WRITE_ONCE(n->gen->grant_tick, UIDGEN_NO_GRANT);
-	n->token = 0;
+	n->grant_ms = 0;
+	WRITE_ONCE(n->token, 0);
 	wake_up_all(&n->grant_wq);
 	if (old >= 0)
 		pr_warn("node ID %d revoked (%s): no ID is issued until a node ID is assigned\n",
 			old, why);
 }
 
-/*
- * Revoke the node ID if its lease deadline has passed, with n->lock held.
- * Every change looks first, so that a renew or assignment that wins the
- * lock before the expiry work cannot bring an ended lease back.
- */
-static bool uidgen_node_expired(struct uidgen_node_ctl *n, u64 now_ns)
+/* The node's state as the rules (noderules.c) see it; n->lock held. */
+static void uidgen_node_rules(const struct uidgen_node_ctl *n,
+			      struct uidgen_node_rules *r)
 {
-	if (n->node < 0 || n->deadline_ns > now_ns)
-		return false;
-	uidgen_node_fence(n, "its lease deadline passed", true);
-	return true;
+	lockdep_assert_held(&n->lock);
+	*r = (struct uidgen_node_rules) {
+		.node_bits = n->gen->l.node_bits,
+		.node = n->node < 0 ? UIDGEN_NODE_NONE : n->node,
+		.pending = n->pending,
+		.token = n->token,
+		.max_token = n->max_token,
+		.floor_ms = n->floor_ms,
+		.grant_ms = n->grant_ms,
+		.deadline_ns = n->deadline_ns,
+	};
 }
 
+/*
+ * Carry out what the rules decided (@act, towards state @r), with n->lock
+ * held, in the order that keeps minting paths safe: a fence first; then
+ * the floor, the one step that can fail (-EOVERFLOW: nothing after it is
+ * applied); then token, grant and deadline; the node ID last, published
+ * with release semantics so that a minting path that sees it sees all the
+ * rest. @why and @expedite describe a revoke.
+ */
+static int uidgen_node_apply(struct uidgen_node_ctl *n,
+			     const struct uidgen_node_rules *r,
+			     unsigned int act, const char *why, bool expedite,
+			     u64 now_ns)
+{
+	struct uidgen_gen *g = n->gen;
+	int ret;
+
+	lockdep_assert_held(&n->lock);
+	if (act & UIDGEN_RULES_EXPIRE)
+		uidgen_node_fence(n, "its lease deadline passed", true);
+	if (act & UIDGEN_RULES_REVOKE)
+		uidgen_node_fence(n, why, expedite);
+	if (act & UIDGEN_RULES_FLOOR) {
+		ret = uidgen_set_floor(g, uidgen_ms_to_tick(g, r->floor_ms),
+				       now_ns);
+		if (ret)
+			return ret;
+		WRITE_ONCE(n->floor_ms, r->floor_ms);
+	}
+	WRITE_ONCE(n->token, r->token);
+	n->max_token = r->max_token;
+	if (act & UIDGEN_RULES_FENCE_SLOTS)
+		uidgen_fence_slots(g);
+	if (act & UIDGEN_RULES_SET_GRANT)
+		WRITE_ONCE(g->grant_tick, r->grant_ms ?
+			   uidgen_grant_tick(g, r->grant_ms) : UIDGEN_NO_GRANT);
+	if (act & UIDGEN_RULES_RAISE_GRANT)
+		uidgen_raise_grant(g, uidgen_grant_tick(g, r->grant_ms));
+	n->grant_ms = r->grant_ms;
+	if (act & UIDGEN_RULES_DEADLINE)
+		uidgen_node_set_deadline(n, r->deadline_ns);
+	WRITE_ONCE(n->pending, r->pending);
+	if (!(act & UIDGEN_RULES_PUBLISH))
+		return 0;
+	/* Publish last: a minting path that sees it sees all of the above. */
+	smp_store_release(&n->node, r->node);
+	return 0;
+}
+
+/*
+ * The deadline timer's work: revoke the node ID if its lease deadline has
+ * passed. Every change looks first too (the rules do, in noderules.c), so
+ * that a renew or assignment that wins the lock before this work cannot
+ * bring an ended lease back.
+ */
 static void uidgen_node_expire(struct work_struct *work)
 {
 	struct uidgen_node_ctl *n = container_of(work, struct uidgen_node_ctl,
 						 expire_work);
+	struct uidgen_node_rules r;
+	unsigned int act = 0;
+	u64 now_ns;
 
 	mutex_lock(&n->lock);
-	uidgen_node_expired(n, ktime_get_boottime_ns());
+	now_ns = ktime_get_boottime_ns();
+	uidgen_node_rules(n, &r);
+	uidgen_rules_expire(&r, now_ns, &act);
+	uidgen_node_apply(n, &r, act, NULL, true, now_ns);
 	mutex_unlock(&n->lock);
 }
 
@@ -152,6 +209,7 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 	n->node = -1;
 	n->pending = UIDGEN_NODE_NONE;
 	n->floor_ms = 0;
+	n->grant_ms = 0;
 	n->deadline_ns = UIDGEN_NO_DEADLINE;
 	n->token = 0;
 	n->max_token = 0;
@@ -175,73 +233,36 @@ void uidgen_node_destroy(struct uidgen_node_ctl *n)
 	mutex_destroy(&n->lock);
 }
 
-/* Is @deadline (0: none) usable now? Converts 0 to no deadline. */
-static int uidgen_node_check_deadline(u64 *deadline, u64 now_ns)
+/* The log line of a new assignment (UIDGEN_RULES_PUBLISH). */
+static void uidgen_node_assigned(const struct uidgen_node_rules *r,
+				 bool new)
 {
-	if (!*deadline) {
-		*deadline = UIDGEN_NO_DEADLINE;
-		return 0;
-	}
-	return *deadline <= now_ns ? -ETIME : 0;
+	pr_info("node ID %u assigned (%s%llu ms; %s; %s)\n", r->node,
+		new ? "new, floor " : "floor ", r->floor_ms,
+		r->grant_ms ? "grant mode" : "no grant limit",
+		r->deadline_ns == UIDGEN_NO_DEADLINE ? "no lease deadline" :
+		"lease deadline set");
 }
 
-/* uidgen_node_assign() with n->lock held. */
-static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
-				     const struct uidgen_node *req)
+/*
+ * After the rules returned @ret and @act (towards @r), with n->lock held:
+ * carry it out; on success log a new (@new: NEW) or pending node ID and
+ * wake grant waiters.
+ */
+static int uidgen_node_finish(struct uidgen_node_ctl *n,
+			      struct uidgen_node_rules *r, int ret,
+			      unsigned int act, bool new, u64 now_ns)
 {
-	struct uidgen_gen *g = n->gen;
-	u32 how = req->flags & (UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR);
-	u64 deadline = req->deadline_ns;
-	u64 now_ns = ktime_get_boottime_ns();
-	int ret;
+	int err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
 
-	if (how != UIDGEN_NODE_NEW && how != UIDGEN_NODE_FLOOR)
-		return -EINVAL;
-	/* A floor of 0 would be NEW without saying so. */
-	if (how == UIDGEN_NODE_FLOOR && !req->floor_ms)
-		return -EINVAL;
-	if (req->node_id >= (1ULL << g->l.node_bits))
-		return -ERANGE;
-	ret = uidgen_node_check_deadline(&deadline, now_ns);
-	if (ret)
-		return ret;
-	if (req->token && req->token < n->max_token)
-		return -ESTALE;
-	uidgen_node_expired(n, now_ns);
-	if (n->node >= 0 && (u32)n->node != req->node_id)
-		return -EBUSY;
-	if (how == UIDGEN_NODE_FLOOR) {
-		ret = uidgen_node_apply_floor(n, req->floor_ms, now_ns);
-		if (ret)
-			return ret;
-	}
-	if (req->token) {
-		n->token = req->token;
-		n->max_token = req->token;
-	}
-	if (n->node >= 0) {
-		/* The same node ID again: floor (above), grant and lease. */
-		if (req->grant_ms)
-			uidgen_raise_grant(g, uidgen_grant_tick(g, req->grant_ms));
-		if (deadline != UIDGEN_NO_DEADLINE)
-			uidgen_node_set_deadline(n, deadline);
-		wake_up_all(&n->grant_wq);
-		return 0;
-	}
-
-	/* IDs under the new node start in a tick no slot used yet. */
-	uidgen_fence_slots(g);
-	WRITE_ONCE(g->grant_tick, req->grant_ms ?
-		   uidgen_grant_tick(g, req->grant_ms) : UIDGEN_NO_GRANT);
-	uidgen_node_set_deadline(n, deadline);
-	n->pending = UIDGEN_NODE_NONE;
-	/* Publish last: a minting path that sees it sees all of the above. */
-	smp_store_release(&n->node, req->node_id);
-	pr_info("node ID %u assigned (%s%llu ms; %s; %s)\n", req->node_id,
-		how == UIDGEN_NODE_NEW ? "new, floor " : "floor ", n->floor_ms,
-		req->grant_ms ? "grant mode" : "no grant limit",
-		deadline == UIDGEN_NO_DEADLINE ? "no lease deadline" :
-		"lease deadline set");
+	if (ret || err)
+		return ret ? ret : err;
+	if (act & UIDGEN_RULES_PUBLISH)
+		uidgen_node_assigned(r, new);
+	if (act & UIDGEN_RULES_PENDING)
+		pr_notice("node ID %u pending: nothing is issued under it until its floor is restored (uidgen state restore, or floor_ms), or, for a node ID that never issued, node_new=1 or uidgen set-node %u --new\n",
+			  r->pending, r->pending);
+	wake_up_all(&n->grant_wq);
 	return 0;
 }
 
@@ -254,22 +275,31 @@ static int uidgen_node_assign_locked(struct uidgen_node_ctl *n,
  *
  * Everything is applied before the node ID becomes visible to a minting
  * path: the floor to the generator's clock and slots, the grant, the
- * deadline and token.
+ * deadline and token. Which requests are accepted, and with what errno,
+ * is uidgen_rules_assign()'s to say.
  *
  * Context: process; takes n->lock.
  * Return: 0; -EINVAL without exactly one of NEW and FLOOR; -ERANGE if the
- * node ID does not fit; -ESTALE for a token below the highest seen; -ETIME
- * for a deadline already past; -EBUSY if another node ID is active;
+ * node ID does not fit; -ESTALE for a token below the highest seen, or
+ * equal to it but not the assignment in force; -ETIME for a deadline
+ * already past; -EBUSY if another node ID is active;
  * -EOVERFLOW if the floor leaves no tick. A node ID whose lease deadline
  * has passed is revoked first, so assigning it again starts afresh.
  */
 int uidgen_node_assign(struct uidgen_node_ctl *n,
 		       const struct uidgen_node *req)
 {
+	struct uidgen_node_rules r;
+	unsigned int act;
+	u64 now_ns;
 	int ret;
 
 	mutex_lock(&n->lock);
-	ret = uidgen_node_assign_locked(n, req);
+	now_ns = ktime_get_boottime_ns();
+	uidgen_node_rules(n, &r);
+	ret = uidgen_rules_assign(&r, req, now_ns, &act);
+	ret = uidgen_node_finish(n, &r, ret, act,
+				 req->flags & UIDGEN_NODE_NEW, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -281,34 +311,24 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
  *	is), deadline_ns (0: as it is)
  *
  * Context: process; takes n->lock.
- * Return: 0; -EADDRNOTAVAIL if no node ID is active (its lease deadline
- * passed: it is revoked now if the expiry work has not yet); -ESTALE if
- * @req names another node ID or token; -ETIME for a deadline already past.
+ * Return: 0; -ETIME for a deadline already past, whatever is in force;
+ * -EADDRNOTAVAIL if no node ID is active (its lease deadline passed: it is
+ * revoked now if the expiry work has not yet); -ESTALE if @req names
+ * another node ID or token.
  */
 int uidgen_node_renew(struct uidgen_node_ctl *n,
 		      const struct uidgen_node *req)
 {
-	u64 deadline = req->deadline_ns;
+	struct uidgen_node_rules r;
+	unsigned int act;
 	u64 now_ns;
 	int ret;
 
 	mutex_lock(&n->lock);
 	now_ns = ktime_get_boottime_ns();
-	ret = uidgen_node_check_deadline(&deadline, now_ns);
-	/* A lease that ended stays ended, however soon the renew came. */
-	if (!ret && (uidgen_node_expired(n, now_ns) || n->node < 0))
-		ret = -EADDRNOTAVAIL;
-	else if ((u32)n->node != req->node_id ||
-		 (req->token && req->token != n->token))
-		ret = -ESTALE;
-	if (!ret) {
-		if (req->grant_ms)
-			uidgen_raise_grant(n->gen,
-					   uidgen_grant_tick(n->gen, req->grant_ms));
-		if (deadline != UIDGEN_NO_DEADLINE)
-			uidgen_node_set_deadline(n, deadline);
-		wake_up_all(&n->grant_wq);
-	}
+	uidgen_node_rules(n, &r);
+	ret = uidgen_rules_renew(&r, req, now_ns, &act);
+	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -325,19 +345,23 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
  * pending node ID is cleared too.
  *
  * Context: process; takes n->lock; waits for an RCU grace period.
- * Return: 0, or -ESTALE if @node or @token is not the one in force.
+ * Return: 0, or -ESTALE if @node or @token is not the one in force (a
+ * lease whose deadline passed is not, whether or not the expiry work has
+ * run yet).
  */
 int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
 		       const char *why)
 {
-	int ret = 0;
+	struct uidgen_node_rules r;
+	unsigned int act;
+	u64 now_ns;
+	int ret;
 
 	mutex_lock(&n->lock);
-	if ((node != UIDGEN_NODE_NONE && n->node >= 0 && (u32)n->node != node) ||
-	    (token && token != n->token))
-		ret = -ESTALE;
-	else
-		uidgen_node_fence(n, why, false);
+	now_ns = ktime_get_boottime_ns();
+	uidgen_node_rules(n, &r);
+	ret = uidgen_rules_revoke(&r, node, token, now_ns, &act);
+	uidgen_node_apply(n, &r, act, why, false, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -350,8 +374,13 @@ int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
  */
 void uidgen_node_vmfork(struct uidgen_node_ctl *n)
 {
+	struct uidgen_node_rules r;
+
 	mutex_lock(&n->lock);
-	uidgen_node_fence(n, "VM fork or snapshot restore detected", true);
+	uidgen_node_rules(n, &r);
+	uidgen_rules_fence(&r);
+	uidgen_node_apply(n, &r, UIDGEN_RULES_REVOKE,
+			  "VM fork or snapshot restore detected", true, 0);
 	mutex_unlock(&n->lock);
 }
 
@@ -369,33 +398,18 @@ void uidgen_node_vmfork(struct uidgen_node_ctl *n)
  */
 int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node)
 {
-	int ret = 0;
+	struct uidgen_node_rules r;
+	unsigned int act;
+	u64 now_ns;
+	int ret;
 
-	if (node >= (1ULL << n->gen->l.node_bits))
-		return -ERANGE;
 	mutex_lock(&n->lock);
-	if (n->node >= 0 && (u32)n->node != node) {
-		ret = -EBUSY;
-	} else if (n->node < 0) {
-		n->pending = node;
-		pr_notice("node ID %u pending: nothing is issued under it until its floor is restored (uidgen state restore, or floor_ms), or, for a node ID that never issued, node_new=1 or uidgen set-node %u --new\n",
-			  node, node);
-	}
+	now_ns = ktime_get_boottime_ns();
+	uidgen_node_rules(n, &r);
+	ret = uidgen_rules_set_pending(&r, node, now_ns, &act);
+	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;
-}
-
-/* Complete the pending node ID; the caller holds n->lock. */
-static int uidgen_node_complete(struct uidgen_node_ctl *n, u32 flags,
-				u64 floor_ms)
-{
-	struct uidgen_node req = {
-		.flags = flags,
-		.node_id = n->pending,
-		.floor_ms = floor_ms,
-	};
-
-	return uidgen_node_assign_locked(n, &req);
 }
 
 /**
@@ -409,14 +423,16 @@ static int uidgen_node_complete(struct uidgen_node_ctl *n, u32 flags,
  */
 int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms)
 {
+	struct uidgen_node_rules r;
+	unsigned int act;
+	u64 now_ns;
 	int ret;
 
 	mutex_lock(&n->lock);
-	if (n->pending != UIDGEN_NODE_NONE)
-		ret = uidgen_node_complete(n, UIDGEN_NODE_FLOOR, floor_ms);
-	else
-		ret = uidgen_node_apply_floor(n, floor_ms,
-					      ktime_get_boottime_ns());
+	now_ns = ktime_get_boottime_ns();
+	uidgen_node_rules(n, &r);
+	ret = uidgen_rules_floor(&r, floor_ms, now_ns, &act);
+	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -430,13 +446,16 @@ int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms)
  */
 int uidgen_node_new(struct uidgen_node_ctl *n)
 {
+	struct uidgen_node_rules r;
+	unsigned int act;
+	u64 now_ns;
 	int ret;
 
 	mutex_lock(&n->lock);
-	if (n->pending != UIDGEN_NODE_NONE)
-		ret = uidgen_node_complete(n, UIDGEN_NODE_NEW, 0);
-	else
-		ret = n->node >= 0 ? 0 : -ENOENT;
+	now_ns = ktime_get_boottime_ns();
+	uidgen_node_rules(n, &r);
+	ret = uidgen_rules_new(&r, now_ns, &act);
+	ret = uidgen_node_finish(n, &r, ret, act, true, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;
 }

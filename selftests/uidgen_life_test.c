@@ -304,10 +304,19 @@ TEST_F(life, tokens_fence_stale_claims)
 	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_REVOKE, UIDGEN_NODE_NONE, 0, 0, 0, 9));
 	EXPECT_EQ(ESTALE, errno);
 	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, node_state(self->fd));
+	/* The request before the state: a past deadline is ETIME, whoever. */
+	errno = 0;
+	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_RENEW, NODE + 1, 0, 0,
+			   boottime_ns() - 1, 10));
+	EXPECT_EQ(ETIME, errno);
 	EXPECT_EQ(0, setn(self->fd, UIDGEN_NODE_RENEW, NODE, 0, 0, 0, 10));
 	EXPECT_EQ(0, setn(self->fd, UIDGEN_NODE_REVOKE, UIDGEN_NODE_NONE, 0, 0, 0, 10));
 	errno = 0;
 	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0, 0, 5));
+	EXPECT_EQ(ESTALE, errno);
+	/* The token revoked is no new claim (a restored etcd reissues it). */
+	errno = 0;
+	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0, 0, 10));
 	EXPECT_EQ(ESTALE, errno);
 	errno = 0;
 	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_RENEW, NODE, 0, 0, 0, 10));

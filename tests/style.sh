@@ -15,7 +15,7 @@ tarball=$(ls -v /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | tail -n 1)
 [ -n "$tarball" ] || { echo "style.sh: apt-get install linux-source-6.12" >&2; exit 1; }
 src=$cache/$(basename "$tarball" .tar.xz)
 tests/kunit/tree.sh "$src" "$tarball" > /dev/null
-files=$(git ls-files 'module/*.[ch]' 'module/tests/*.c' 'uapi/linux/*.h')
+files=$(git ls-files 'module/*.[ch]' 'module/tests/*.[ch]' 'uapi/linux/*.h')
 pass=0
 fail=0
 check() {	# check NAME COMMAND...: exit 0 with no finding is a pass

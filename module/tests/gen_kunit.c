@@ -518,6 +518,8 @@ static void uidgen_node_token_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 2, 41, "test"));
 	/* A claim older than one already seen is refused. */
 	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 40));
+	/* So is the one revoked: a restored etcd reissues revisions. */
+	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 41));
 	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew));
 	KUNIT_EXPECT_EQ(test, 0, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 42));
 	uidgen_node_destroy(n);

@@ -212,11 +212,14 @@ struct uidgen_info {
  *            one than in force is ignored
  * @deadline_ns: in (1.4): the caller's CLOCK_BOOTTIME, in ns, at which the
  *               kernel revokes the node ID by itself (a lease's end); 0
- *               leaves it as it is (at assignment: none)
+ *               leaves it as it is (at assignment: none). One already
+ *               past is ETIME, whatever is in force: a request is checked
+ *               before the node's state (EADDRNOTAVAIL, ESTALE, EBUSY)
  * @token: in (1.4): fencing token of the claim behind this call (0: none).
- *         An assignment whose token is below the highest this load has
- *         seen is refused (ESTALE); a renew or revoke with a non-zero token
- *         must carry the token in force
+ *         A new assignment needs a token above the highest this load has
+ *         seen, else ESTALE; an equal one is accepted only to assign the
+ *         node ID in force, with that very token, again. A renew or revoke
+ *         with a non-zero token must carry the token in force
  *
  * Assigns this machine's node ID, or renews or revokes it. Needs
  * CAP_SYS_ADMIN. "Persist before you issue": an assignment must say where

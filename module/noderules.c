@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The node rules (see noderules.h): one set, compiled into the module and
+ * into uidgen-lease's device stand-in, and tested by KUnit and on the
+ * host from one table (tests/noderules_cases.h).
+ *
+ * Every function takes the state, moves it to what results, and returns
+ * 0 or -errno with the actions the caller must carry out. Nothing here
+ * sleeps, locks or reads a clock: the caller holds whatever lock guards
+ * the state and passes "now" in.
+ *
+ * Each rule first sees whether the lease deadline has passed, and if so
+ * revokes (UIDGEN_RULES_EXPIRE) before anything else: a lease that ended
+ * stays ended, and no answer depends on whether the caller's own expiry
+ * (the module's timer work, the stand-in's next use) has run yet. Then
+ * the request is checked, then the state.
+ */
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/types.h>
+
+#include <linux/uidgen.h>
+
+#include "noderules.h"
+
+/**
+ * uidgen_rules_init() - No node ID, none pending, no token seen.
+ * @s: the state
+ * @node_bits: width of the layout's node field
+ *
+ * Context: any.
+ */
+void uidgen_rules_init(struct uidgen_node_rules *s, unsigned int node_bits)
+{
+	*s = (struct uidgen_node_rules) {
+		.node_bits = node_bits,
+		.node = UIDGEN_NODE_NONE,
+		.pending = UIDGEN_NODE_NONE,
+		.deadline_ns = UIDGEN_RULES_NO_DEADLINE,
+	};
+}
+
+/**
+ * uidgen_rules_fence() - The state a revoke leaves.
+ * @s: the state
+ *
+ * No node ID in force or pending, no token, grant or deadline. The floor
+ * and the highest token seen stay: they outlive every assignment.
+ *
+ * Context: any.
+ */
+void uidgen_rules_fence(struct uidgen_node_rules *s)
+{
+	s->node = UIDGEN_NODE_NONE;
+	s->pending = UIDGEN_NODE_NONE;
+	s->token = 0;
+	s->grant_ms = 0;
+	s->deadline_ns = UIDGEN_RULES_NO_DEADLINE;
+}
+
+/**
+ * uidgen_rules_expire() - Revoke the node ID if its lease deadline passed.
+ * @s: the state
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: UIDGEN_RULES_EXPIRE is added if it did
+ *
+ * Context: any.
+ * Return: true if the node ID in force was revoked.
+ */
+bool uidgen_rules_expire(struct uidgen_node_rules *s, u64 now_ns,
+			 unsigned int *act)
+{
+	if (s->node == UIDGEN_NODE_NONE || s->deadline_ns > now_ns)
+		return false;
+	uidgen_rules_fence(s);
+	*act |= UIDGEN_RULES_EXPIRE;
+	return true;
+}
+
+/* Is @deadline (0: none) usable now? Converts 0 to no deadline. */
+static int uidgen_rules_check_deadline(u64 *deadline, u64 now_ns)
+{
+	if (!*deadline) {
+		*deadline = UIDGEN_RULES_NO_DEADLINE;
+		return 0;
+	}
+	return *deadline <= now_ns ? -ETIME : 0;
+}
+
+/*
+ * Is @req's token one the rules refuse? A token must be unique and rise
+ * for the life of what it guards, and a store that went back in time (an
+ * etcd restored from a snapshot reissues revisions, which are our tokens)
+ * must not be trusted: so a new assignment needs a token above every one
+ * seen, and a token equal to the highest is only the assignment in force
+ * again, with that very token. No token (0) claims nothing and is not
+ * checked.
+ */
+static bool uidgen_rules_stale(const struct uidgen_node_rules *s,
+			       const struct uidgen_node *req)
+{
+	if (!req->token || req->token > s->max_token)
+		return false;
+	return req->token < s->max_token || s->node != req->node_id ||
+	       s->token != req->token;
+}
+
+/* uidgen_rules_assign() once the lease's end has been seen to. */
+static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
+				  const struct uidgen_node *req, u64 now_ns,
+				  unsigned int *act)
+{
+	u32 how = req->flags & (UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR);
+	u64 deadline = req->deadline_ns;
+	int ret;
+
+	if (how != UIDGEN_NODE_NEW && how != UIDGEN_NODE_FLOOR)
+		return -EINVAL;
+	/* A floor of 0 would be NEW without saying so. */
+	if (how == UIDGEN_NODE_FLOOR && !req->floor_ms)
+		return -EINVAL;
+	if (req->node_id >= (1ULL << s->node_bits))
+		return -ERANGE;
+	ret = uidgen_rules_check_deadline(&deadline, now_ns);
+	if (ret)
+		return ret;
+	if (uidgen_rules_stale(s, req))
+		return -ESTALE;
+	if (s->node != UIDGEN_NODE_NONE && s->node != req->node_id)
+		return -EBUSY;
+	if (how == UIDGEN_NODE_FLOOR && req->floor_ms > s->floor_ms) {
+		s->floor_ms = req->floor_ms;
+		*act |= UIDGEN_RULES_FLOOR;
+	}
+	if (req->token) {
+		s->token = req->token;
+		s->max_token = req->token;
+	}
+	if (s->node != UIDGEN_NODE_NONE) {
+		/* The same node ID again: floor (above), grant and lease. */
+		if (req->grant_ms > s->grant_ms) {
+			s->grant_ms = req->grant_ms;
+			*act |= UIDGEN_RULES_RAISE_GRANT;
+		}
+		if (deadline != UIDGEN_RULES_NO_DEADLINE) {
+			s->deadline_ns = deadline;
+			*act |= UIDGEN_RULES_DEADLINE;
+		}
+		return 0;
+	}
+	/* IDs under the new node start in a tick no slot used yet. */
+	s->grant_ms = req->grant_ms;
+	s->deadline_ns = deadline;
+	s->pending = UIDGEN_NODE_NONE;
+	s->node = req->node_id;
+	*act |= UIDGEN_RULES_FENCE_SLOTS | UIDGEN_RULES_SET_GRANT |
+		UIDGEN_RULES_DEADLINE | UIDGEN_RULES_PUBLISH;
+	return 0;
+}
+
+/**
+ * uidgen_rules_assign() - Assign a node ID with its floor, grant and lease.
+ * @s: the state
+ * @req: node_id, flags (exactly one of UIDGEN_NODE_NEW and
+ *	UIDGEN_NODE_FLOOR), floor_ms, grant_ms, deadline_ns (0: none) and
+ *	token (0: none)
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: out: the actions
+ *
+ * The errno order: the request first (EINVAL, ERANGE, ETIME), then the
+ * state (ESTALE, EBUSY). A lease deadline that passed revokes the node ID
+ * before anything is checked.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL without exactly one of NEW and FLOOR, or FLOOR with
+ * a floor of 0; -ERANGE if the node ID does not fit; -ETIME for a
+ * deadline already past; -ESTALE for a token below the highest seen, or
+ * equal to it but for another assignment than the one in force; -EBUSY if
+ * another node ID is in force.
+ */
+int uidgen_rules_assign(struct uidgen_node_rules *s,
+			const struct uidgen_node *req, u64 now_ns,
+			unsigned int *act)
+{
+	*act = 0;
+	/* An ended lease is no assignment in force: this one starts afresh. */
+	uidgen_rules_expire(s, now_ns, act);
+	return uidgen_rules_do_assign(s, req, now_ns, act);
+}
+
+/**
+ * uidgen_rules_renew() - Raise the grant and move the deadline.
+ * @s: the state
+ * @req: node_id and token of the assignment in force, grant_ms (0: as it
+ *	is), deadline_ns (0: as it is)
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: out: the actions
+ *
+ * The errno order: the request first, then the state. A lease deadline
+ * that passed revokes the node ID before anything is checked.
+ *
+ * Context: any.
+ * Return: 0; -ETIME for a deadline already past (whatever is in force);
+ * -EADDRNOTAVAIL if no node ID is in force (its lease deadline passed: it
+ * is revoked now); -ESTALE if @req names another node ID or token.
+ */
+int uidgen_rules_renew(struct uidgen_node_rules *s,
+		       const struct uidgen_node *req, u64 now_ns,
+		       unsigned int *act)
+{
+	u64 deadline = req->deadline_ns;
+	int ret;
+
+	*act = 0;
+	/* A lease that ended stays ended, however soon the renew came. */
+	uidgen_rules_expire(s, now_ns, act);
+	ret = uidgen_rules_check_deadline(&deadline, now_ns);
+	if (ret)
+		return ret;
+	if (s->node == UIDGEN_NODE_NONE)
+		return -EADDRNOTAVAIL;
+	if (s->node != req->node_id || (req->token && req->token != s->token))
+		return -ESTALE;
+	if (req->grant_ms > s->grant_ms) {
+		s->grant_ms = req->grant_ms;
+		*act |= UIDGEN_RULES_RAISE_GRANT;
+	}
+	if (deadline != UIDGEN_RULES_NO_DEADLINE) {
+		s->deadline_ns = deadline;
+		*act |= UIDGEN_RULES_DEADLINE;
+	}
+	return 0;
+}
+
+/**
+ * uidgen_rules_revoke() - Stop issuing under the node ID.
+ * @s: the state
+ * @node: UIDGEN_NODE_NONE, or the node ID the caller means to revoke
+ * @token: 0, or the token of the assignment the caller means to revoke
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: out: the actions
+ *
+ * A pending node ID is cleared too. Every accepted revoke fences, even
+ * with nothing in force or right after the lease's own end.
+ *
+ * Context: any.
+ * Return: 0, or -ESTALE if @node or @token is not the one in force (a
+ * lease that ended is not: its token is ESTALE).
+ */
+int uidgen_rules_revoke(struct uidgen_node_rules *s, u32 node, u64 token,
+			u64 now_ns, unsigned int *act)
+{
+	*act = 0;
+	/* An ended lease's token is no longer in force. */
+	uidgen_rules_expire(s, now_ns, act);
+	if ((node != UIDGEN_NODE_NONE && s->node != UIDGEN_NODE_NONE &&
+	     s->node != node) || (token && token != s->token))
+		return -ESTALE;
+	uidgen_rules_fence(s);
+	*act |= UIDGEN_RULES_REVOKE;
+	return 0;
+}
+
+/**
+ * uidgen_rules_set_pending() - Set a node ID whose floor is still to come.
+ * @s: the state
+ * @node: the node ID
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: out: the actions
+ *
+ * Context: any.
+ * Return: 0 (also if @node is already in force); -ERANGE if it does not
+ * fit; -EBUSY if another node ID is in force.
+ */
+int uidgen_rules_set_pending(struct uidgen_node_rules *s, u32 node,
+			     u64 now_ns, unsigned int *act)
+{
+	*act = 0;
+	uidgen_rules_expire(s, now_ns, act);
+	if (node >= (1ULL << s->node_bits))
+		return -ERANGE;
+	if (s->node != UIDGEN_NODE_NONE)
+		return s->node == node ? 0 : -EBUSY;
+	s->pending = node;
+	*act |= UIDGEN_RULES_PENDING;
+	return 0;
+}
+
+/* Complete the pending node ID with @flags and @floor_ms. */
+static int uidgen_rules_complete(struct uidgen_node_rules *s, u32 flags,
+				 u64 floor_ms, u64 now_ns, unsigned int *act)
+{
+	struct uidgen_node req = {
+		.flags = flags,
+		.node_id = s->pending,
+		.floor_ms = floor_ms,
+	};
+
+	return uidgen_rules_do_assign(s, &req, now_ns, act);
+}
+
+/**
+ * uidgen_rules_floor() - Raise the floor; complete a pending node ID.
+ * @s: the state
+ * @floor_ms: Unix ms: the tick containing it and all earlier ones are
+ *	never issued from now on
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: out: the actions
+ *
+ * Context: any.
+ * Return: 0, or as uidgen_rules_assign() when it completes a pending
+ * node ID.
+ */
+int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_ms,
+		       u64 now_ns, unsigned int *act)
+{
+	*act = 0;
+	uidgen_rules_expire(s, now_ns, act);
+	if (s->pending != UIDGEN_NODE_NONE)
+		return uidgen_rules_complete(s, UIDGEN_NODE_FLOOR, floor_ms,
+					     now_ns, act);
+	if (floor_ms > s->floor_ms) {
+		s->floor_ms = floor_ms;
+		*act |= UIDGEN_RULES_FLOOR;
+	}
+	return 0;
+}
+
+/**
+ * uidgen_rules_new() - Activate the pending node ID: it never issued.
+ * @s: the state
+ * @now_ns: CLOCK_BOOTTIME now
+ * @act: out: the actions
+ *
+ * Context: any.
+ * Return: 0 (also if a node ID is in force), or -ENOENT if none is
+ * pending.
+ */
+int uidgen_rules_new(struct uidgen_node_rules *s, u64 now_ns,
+		     unsigned int *act)
+{
+	*act = 0;
+	uidgen_rules_expire(s, now_ns, act);
+	if (s->pending != UIDGEN_NODE_NONE)
+		return uidgen_rules_complete(s, UIDGEN_NODE_NEW, 0, now_ns,
+					     act);
+	return s->node != UIDGEN_NODE_NONE ? 0 : -ENOENT;
+}
