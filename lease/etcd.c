@@ -27,6 +27,12 @@ struct etcd {
 	char *body;		/* the answer being received */
 	size_t len, cap;
 	char err[1400];
+	/* The highest revision and the cluster every answer so far came
+	 * with: etcd's revisions only grow, so a lower one means the store
+	 * went back in time (restored from a snapshot, or rebuilt). */
+	int64_t max_rev;
+	uint64_t cluster_id;
+	int went_back;
 };
 
 uint64_t etcd_boottime_ns(void)
@@ -303,6 +309,63 @@ static int authenticate(struct etcd *e)
 	return e->token ? 0 : -ENOMEM;
 }
 
+/* The answer's header: at the top, or in a keepalive's "result". */
+static json_object *header(json_object *resp)
+{
+	json_object *h, *r;
+
+	if (json_object_object_get_ex(resp, "header", &h))
+		return h;
+	if (json_object_object_get_ex(resp, "result", &r) &&
+	    json_object_object_get_ex(r, "header", &h))
+		return h;
+	return NULL;
+}
+
+/* -ESTALE, once and for every later call, if @resp shows a revision
+ * below one seen before or another cluster ID. */
+static int check_history(struct etcd *e, json_object *resp)
+{
+	json_object *h = header(resp);
+	int64_t rev = etcd_i64(h, "revision");
+	json_object *idv;
+	uint64_t id = 0;
+
+	/* a uint64 in decimal: above INT64_MAX as often as not */
+	if (h && json_object_object_get_ex(h, "cluster_id", &idv))
+		id = strtoull(json_object_get_string(idv), NULL, 10);
+
+	if (!e->went_back && rev && rev < e->max_rev) {
+		snprintf(e->err, sizeof(e->err),
+			 "%s: etcd's revision went back from %lld to %lld: the store was restored from a snapshot or rebuilt",
+			 e->conf.endpoints[e->cur], (long long)e->max_rev, (long long)rev);
+		e->went_back = 1;
+	} else if (!e->went_back && id && e->cluster_id && id != e->cluster_id) {
+		snprintf(e->err, sizeof(e->err),
+			 "%s: etcd's cluster ID changed from %llx to %llx: the store was rebuilt or restored",
+			 e->conf.endpoints[e->cur], (unsigned long long)e->cluster_id,
+			 (unsigned long long)id);
+		e->went_back = 1;
+	}
+	if (e->went_back)
+		return -ESTALE;
+	if (rev > e->max_rev)
+		e->max_rev = rev;
+	if (id)
+		e->cluster_id = id;
+	return 0;
+}
+
+int64_t etcd_max_revision(const struct etcd *e)
+{
+	return e->max_rev;
+}
+
+int etcd_went_back(const struct etcd *e)
+{
+	return e->went_back;
+}
+
 int etcd_call(struct etcd *e, const char *path, json_object *req,
 	      json_object **resp, uint64_t *sent_ns)
 {
@@ -340,6 +403,11 @@ next:
 		}
 	}
 	json_object_put(req);
+	if (!r && check_history(e, *resp)) {
+		json_object_put(*resp);
+		*resp = NULL;
+		r = -ESTALE;
+	}
 	return r;
 }
 
@@ -411,6 +479,31 @@ json_object *etcd_cmp_create(const char *key, int64_t create_revision)
 json_object *etcd_cmp_mod(const char *key, int64_t mod_revision)
 {
 	return cmp(key, "MOD", "mod_revision", mod_revision);
+}
+
+json_object *etcd_cmp_value(const char *key, const char *value)
+{
+	json_object *c = json_object_new_object();
+	char *k = etcd_b64(key, strlen(key)), *v = etcd_b64(value, strlen(value));
+
+	json_object_object_add(c, "key", json_object_new_string(k));
+	json_object_object_add(c, "result", json_object_new_string("EQUAL"));
+	json_object_object_add(c, "target", json_object_new_string("VALUE"));
+	json_object_object_add(c, "value", json_object_new_string(v));
+	free(k);
+	free(v);
+	return c;
+}
+
+json_object *etcd_op_delete(const char *key)
+{
+	json_object *d = json_object_new_object(), *op = json_object_new_object();
+	char *k = etcd_b64(key, strlen(key));
+
+	json_object_object_add(d, "key", json_object_new_string(k));
+	free(k);
+	json_object_object_add(op, "request_delete_range", d);
+	return op;
 }
 
 int etcd_txn(struct etcd *e, json_object *c, json_object *success,

@@ -45,10 +45,17 @@ void etcd_free(struct etcd *e);
  * when no endpoint answered, ENOENT for etcd's NotFound (a lease that
  * does not exist), EACCES for a failed authentication or permission,
  * EINVAL for a request etcd rejects, EPROTO for an answer that is not
- * JSON.
+ * JSON, ESTALE (for this and every later call) once an answer shows the
+ * store went back in time: a revision below one seen before, or another
+ * cluster ID (restored from a snapshot, or rebuilt).
  */
 int etcd_call(struct etcd *e, const char *path, json_object *req,
 	      json_object **resp, uint64_t *sent_ns);
+/* The highest revision any answer carried. */
+int64_t etcd_max_revision(const struct etcd *e);
+/* Nonzero once an answer showed the store went back in time (see
+ * etcd_call(): every call fails with -ESTALE from then on). */
+int etcd_went_back(const struct etcd *e);
 /* Per-request timeout from now on (the agent shortens it when a
  * deadline is near, so that every endpoint gets its turn before it). */
 void etcd_set_timeout(struct etcd *e, long ms);
@@ -62,6 +69,8 @@ json_object *etcd_op_range(const char *key, int prefix, int keys_only);
 json_object *etcd_op_put(const char *key, const char *value, int64_t lease);
 json_object *etcd_cmp_create(const char *key, int64_t create_revision);
 json_object *etcd_cmp_mod(const char *key, int64_t mod_revision);
+json_object *etcd_cmp_value(const char *key, const char *value);
+json_object *etcd_op_delete(const char *key);
 
 /*
  * etcd_txn() - a transaction: @cmp, @success and @failure are json arrays
