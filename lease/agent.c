@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,16 +51,19 @@ struct agent {
 	char prefix[256];	/* /uidgen/<cluster>/ */
 	char host[128];
 	char boot_id[64];	/* this boot's, in the claim value */
+	char layout[192];	/* the device's, as /uidgen/<cluster>/layout holds it */
 	/* the lease */
 	int64_t lease;
 	int64_t stale_lease;	/* ours, revoked in the device, not yet in etcd */
 	int64_t ttl;		/* as etcd granted it */
 	uint64_t ka_sent_ns;	/* send time of the last keepalive that succeeded */
 	/* the claim */
+	int went_back;		/* etcd reissued our token to another claim */
 	int held;		/* claimed in etcd */
 	int installed;		/* and in force in the device */
 	uint32_t node;
 	int64_t token;
+	char *claim_val;	/* node/<id>'s value as we wrote it: our claim, exactly */
 	uint64_t floor_ms;	/* LEASE_FLOOR_NEW, or the floor read at claim */
 	uint64_t grant_ms;	/* persisted and in force */
 	uint64_t deadline_ns;
@@ -145,6 +149,9 @@ int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_en
 	a->e = e;
 	a->d = d;
 	a->node_bits = st.node_bits;
+	snprintf(a->layout, sizeof(a->layout),
+		 "ts_bits=%u node_bits=%u slot_bits=%u seq_bits=%u tick_us=%u epoch_ms=%" PRIu64,
+		 st.ts_bits, st.node_bits, st.slot_bits, st.seq_bits, st.tick_us, st.epoch_ms);
 	a->nr_endpoints = nr_endpoints;
 	snprintf(a->prefix, sizeof(a->prefix), "/uidgen/%s/", c->cluster);
 	if (gethostname(a->host, sizeof(a->host) - 1))
@@ -170,6 +177,8 @@ int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_en
 
 void agent_free(struct agent *a)
 {
+	if (a)
+		free(a->claim_val);
 	free(a);
 }
 
@@ -217,13 +226,21 @@ static int parse_u64(const char *s, uint64_t *v)
 static char *claim_value(const struct agent *a)
 {
 	json_object *o = json_object_new_object();
+	uint64_t nonce = 0;
+	char nv[24];
 	char *s;
 
+	/* Unique to this claim: a claim another agent makes on a store that
+	 * went back in time may get our create_revision, never our value. */
+	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
+		nonce = ((uint64_t)random() << 32) ^ (uint64_t)random() ^ etcd_boottime_ns();
+	snprintf(nv, sizeof(nv), "%016" PRIx64, nonce);
 	json_object_object_add(o, "machine", json_object_new_string(a->c->machine_id));
 	json_object_object_add(o, "host", json_object_new_string(a->host));
 	json_object_object_add(o, "boot_id", json_object_new_string(a->boot_id));
 	json_object_object_add(o, "since_ms", json_object_new_int64((int64_t)now_ms()));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "claim", json_object_new_string(nv));
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	return s;
@@ -262,12 +279,93 @@ static long last_held(struct agent *a)
 }
 
 /*
+ * check_layout() - every machine of a cluster must mint with one layout
+ * (widths, tick and epoch): the same bits mean different IDs otherwise,
+ * and two machines' node IDs, ticks or both would overlap. The first
+ * agent records its device's layout in /uidgen/<cluster>/layout (created
+ * only if absent, in one transaction); every other agent must find its
+ * own there. Returns 0, -EINVAL (said why) if they differ, or -errno from
+ * etcd.
+ */
+static int check_layout(struct agent *a)
+{
+	json_object *c = json_object_new_array(), *s = json_object_new_array();
+	json_object *f = json_object_new_array(), *resp;
+	struct etcd_kv kv;
+	char lk[512];
+	int ok, r;
+
+	snprintf(lk, sizeof(lk), "%slayout", a->prefix);
+	json_object_array_add(c, etcd_cmp_create(lk, 0));
+	json_object_array_add(s, etcd_op_put(lk, a->layout, 0));
+	json_object_array_add(f, etcd_op_range(lk, 0, 0));
+	r = etcd_txn(a->e, c, s, f, &ok, &resp);
+	if (r)
+		return r;
+	if (ok) {
+		say("layout recorded for cluster %s: %s", a->c->cluster, a->layout);
+		json_object_put(resp);
+		return 0;
+	}
+	if (etcd_kv_get(etcd_txn_range(resp, 0), 0, &kv)) {
+		json_object_put(resp);
+		return -EAGAIN;		/* deleted since: again */
+	}
+	json_object_put(resp);
+	r = strcmp(kv.value, a->layout) ? -EINVAL : 0;
+	if (r) {
+		char mine[192], theirs[192], *p, *q, *sp1, *sp2;
+
+		snprintf(mine, sizeof(mine), "%s", a->layout);
+		snprintf(theirs, sizeof(theirs), "%s", kv.value);
+		say("this machine's layout is not cluster %s's (%s): nobody may claim with another layout, or IDs repeat",
+		    a->c->cluster, lk);
+		for (p = strtok_r(mine, " ", &sp1), q = strtok_r(theirs, " ", &sp2); p || q;
+		     p = strtok_r(NULL, " ", &sp1), q = strtok_r(NULL, " ", &sp2))
+			if (!p || !q || strcmp(p, q))
+				say("  here %s, in etcd %s", p ? p : "(none)", q ? q : "(none)");
+		say("load the module with the cluster's layout (modprobe.d: the same node_bits, slot_bits, seq_bits, tick_us and epoch_ms as the others), or give this machine another cluster name");
+	}
+	etcd_kv_free(&kv);
+	return r;
+}
+
+/* Where grants start from: the wall clock, or the ID clock if that is
+ * ahead (a floor from a clock that was ahead moved it): a grant below the
+ * ID clock would leave every caller waiting at it. */
+static uint64_t grant_base(struct agent *a)
+{
+	struct lease_dev_state st;
+	uint64_t now = now_ms();
+
+	if (!lease_dev_state(a->d, &st) && st.clock_ms > now)
+		return st.clock_ms;
+	return now;
+}
+
+/* Forget our lease without trusting anything bound to it: revoke it
+ * (etcd deletes every key bound to it), or let it expire if etcd does not
+ * answer; never claim another ID on it. */
+static void abandon_lease(struct agent *a, const char *why)
+{
+	if (!a->lease)
+		return;
+	say("lease %" PRIx64 ": abandoned (%s): revoking it in etcd, a new lease for the next claim",
+	    (uint64_t)a->lease, why);
+	if (!etcd_went_back(a->e) && !a->went_back && etcd_lease_revoke(a->e, a->lease) &&
+	    !etcd_went_back(a->e))
+		a->stale_lease = a->lease;
+	a->lease = 0;
+}
+
+/*
  * persist_grant() - raise floor/<node> to @grant_ms while node/<node> is
  * still our claim. The floor never goes down: the write is a
  * compare-and-swap on the floor's mod_revision, and a floor already at or
  * above @grant_ms is left as it is (a late retry of an older grant, or a
  * clone of this VM with a clock behind, cannot lower it). Returns 0 (the
- * floor is at or above @grant_ms), -ENOLINK if the claim is gone, -EINVAL
+ * floor is at or above @grant_ms), -ENOLINK if the claim is gone, -ESTALE
+ * if another claim has our token (etcd went back in time), -EINVAL
  * if the floor is not a time, -EAGAIN if the floor kept moving, or
  * -errno if etcd did not answer (the grant is then not raised).
  */
@@ -309,6 +407,7 @@ static int persist_grant(struct agent *a, uint64_t grant_ms)
 			return r;
 		}
 		json_object_array_add(c, etcd_cmp_create(nk, a->token));
+		json_object_array_add(c, etcd_cmp_value(nk, a->claim_val));
 		json_object_array_add(c, etcd_cmp_mod(fk, mod));
 		if (grant_ms > old)
 			json_object_array_add(s, etcd_op_put(fk, v, 0));
@@ -324,7 +423,16 @@ static int persist_grant(struct agent *a, uint64_t grant_ms)
 		json_object_put(resp);
 		if (!ok)
 			return -ENOLINK;
-		r = kv.create_revision == a->token ? 0 : -ENOLINK;
+		r = kv.create_revision == a->token && !strcmp(kv.value, a->claim_val) ? 0 : -ENOLINK;
+		if (r && kv.create_revision == a->token) {
+			/* Revisions are never reissued: only a store that
+			 * went back in time gives our token to another. */
+			say("node %u: node/%u has our token %" PRId64 " but another claim's value: "
+			    "etcd went back in time (restored from a snapshot, or rebuilt) and another agent claimed it",
+			    a->node, a->node, a->token);
+			a->went_back = 1;
+			r = -ESTALE;
+		}
 		etcd_kv_free(&kv);
 		if (r)
 			return r;
@@ -339,7 +447,10 @@ static int persist_grant(struct agent *a, uint64_t grant_ms)
  * Returns 0 (a->node, token, floor_ms, grant_ms set and the grant
  * persisted), -EEXIST if another holds it, -ESTALE if its floor is
  * missing though it was claimed before (an operator must look), -EAGAIN
- * for a race worth retrying, or -errno from etcd.
+ * for a race worth retrying, -ENOLINK if the claim was made but its
+ * first grant could not be persisted, or -errno from etcd. After -ENOLINK
+ * or an etcd error, a claim of ours may be in etcd: the caller must not
+ * claim again on this lease.
  */
 static int claim(struct agent *a, uint32_t id)
 {
@@ -358,7 +469,7 @@ static int claim(struct agent *a, uint32_t id)
 
 	/* A: never claimed. The claim, its first grant and the marker that
 	 * it was claimed, all at once. */
-	g = now_ms() + (uint64_t)a->c->grant_window_ms;
+	g = grant_base(a) + (uint64_t)a->c->grant_window_ms;
 	c = json_object_new_array();
 	s = json_object_new_array();
 	f = json_object_new_array();
@@ -385,6 +496,9 @@ static int claim(struct agent *a, uint32_t id)
 		a->token = etcd_revision(resp);
 		a->floor_ms = LEASE_FLOOR_NEW;
 		a->grant_ms = g;
+		free(a->claim_val);
+		a->claim_val = val;
+		val = NULL;
 		json_object_put(resp);
 		goto out;
 	}
@@ -397,11 +511,14 @@ static int claim(struct agent *a, uint32_t id)
 		r = -ESTALE;
 		goto out;
 	}
-	if (has_node && node.lease == a->lease) {
+	if (has_node && node.lease == a->lease && !strcmp(node.value, val)) {
 		/* An earlier try of this claim was applied (a timeout and a
 		 * retry on another member): it is ours. */
 		a->node = id;
 		a->token = node.create_revision;
+		free(a->claim_val);
+		a->claim_val = val;
+		val = NULL;
 		if (has_floor && floor.create_revision == node.create_revision) {
 			a->floor_ms = LEASE_FLOOR_NEW;
 			a->grant_ms = fl;
@@ -454,15 +571,21 @@ static int claim(struct agent *a, uint32_t id)
 	if (ok) {
 		a->node = id;
 		a->token = etcd_revision(resp);
+		free(a->claim_val);
+		a->claim_val = val;
+		val = NULL;
 		json_object_put(resp);
 		goto floor;
 	}
 	etcd_kv_free(&node);
 	has_node = !etcd_kv_get(etcd_txn_range(resp, 0), 0, &node);
 	json_object_put(resp);
-	if (has_node && node.lease == a->lease) {
+	if (has_node && node.lease == a->lease && !strcmp(node.value, val)) {
 		a->node = id;
 		a->token = node.create_revision;
+		free(a->claim_val);
+		a->claim_val = val;
+		val = NULL;
 		goto floor;
 	}
 	r = has_node ? -EEXIST : -EAGAIN;
@@ -472,12 +595,15 @@ floor:
 	/* Our first grant starts above the floor, whatever our clock says:
 	 * a clock behind the last holder's costs a wait, never a repeat. */
 	a->floor_ms = fl;
-	g = (now_ms() > fl ? now_ms() : fl) + (uint64_t)a->c->grant_window_ms;
+	g = grant_base(a);
+	g = (g > fl ? g : fl) + (uint64_t)a->c->grant_window_ms;
 	r = persist_grant(a, g);
 	if (!r)
 		a->grant_ms = g;
-	else if (r == -ENOLINK)
-		r = -EAGAIN;
+	else if (a->went_back)
+		r = -EINVAL;	/* fatal: the caller stops */
+	else if (r != -ESTALE)
+		r = -ENOLINK;	/* claimed, not confirmed: the caller drops the lease */
 out:
 	etcd_kv_free(&node);
 	etcd_kv_free(&floor);
@@ -488,36 +614,75 @@ out:
 	return r;
 }
 
+/*
+ * release_floor() - after our own revoke in the device: set floor/<id> to
+ * exactly what was issued (the device's high water, at or above the floor
+ * we were given) and delete our claim, in one transaction guarded by the
+ * claim being ours. The floor our grants left is up to a window ahead of
+ * what was issued; a successor starting there would run that much ahead,
+ * and the next one further (a ratchet). Lowering it is safe only here:
+ * nobody else may write it while our claim stands, and the device issues
+ * nothing more under this node.
+ */
+static void release_floor(struct agent *a)
+{
+	struct lease_dev_state st;
+	json_object *c, *s, *resp;
+	char nk[512], fk[512], v[24];
+	uint64_t fl;
+	int ok, r;
+
+	r = lease_dev_state(a->d, &st);
+	if (r)
+		return;
+	fl = st.high_water_ms;
+	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > fl)
+		fl = a->floor_ms;
+	if (!fl)
+		fl = 1;		/* never a floor of 0: "no floor" */
+	key(a, nk, sizeof(nk), "node", a->node);
+	key(a, fk, sizeof(fk), "floor", a->node);
+	snprintf(v, sizeof(v), "%" PRIu64, fl);
+	c = json_object_new_array();
+	s = json_object_new_array();
+	json_object_array_add(c, etcd_cmp_create(nk, a->token));
+	json_object_array_add(c, etcd_cmp_value(nk, a->claim_val));
+	json_object_array_add(s, etcd_op_put(fk, v, 0));
+	json_object_array_add(s, etcd_op_delete(nk));
+	r = etcd_txn(a->e, c, s, NULL, &ok, &resp);
+	if (r)
+		return;		/* the floor stays at the last grant: safe */
+	json_object_put(resp);
+	if (ok)
+		say("node %u: floor set to what was issued, %" PRIu64 " (last grant %" PRIu64 ")",
+		    a->node, fl, a->grant_ms);
+}
+
 /* Release in the order that keeps the ID single-held: the kernel first,
  * then etcd (which frees the ID for the others). */
 static void release(struct agent *a, const char *why)
 {
-	int r, free_etcd = 1;
+	int r, free_etcd = !etcd_went_back(a->e) && !a->went_back;
 
 	if (a->installed) {
 		r = lease_dev_revoke(a->d, (uint64_t)a->token);
-		if (r == -ESTALE && etcd_boottime_ns() >= a->deadline_ns) {
-			/* Our token is not in force and our deadline has
-			 * passed: the kernel revoked it there. */
-			say("node %u: already revoked in the device (%s), at its deadline", a->node, why);
-			r = 0;
-			goto revoked;
-		}
 		if (r)
 			say("node %u: revoke in the device: %s", a->node, strerror(-r));
 		else
 			say("node %u: revoked in the device (%s)", a->node, why);
 		if (r) {
-			/* Not revoked by us, before our deadline: a VM fork or
+			/* Not revoked by us: at its deadline, by a VM fork or
 			 * snapshot restore (this may be the copy, and the
 			 * original still issues under this very lease and
-			 * token), or a revoke by hand. Leave etcd alone: the
-			 * lease expires by itself. */
-			say("node %u: not releasing lease %" PRIx64 " in etcd (the device revoke was not ours): it expires by itself in %" PRId64 " s",
+			 * token: a deadline that passed here says nothing
+			 * of the original's), or by hand. Leave etcd alone:
+			 * the lease expires by itself. */
+			say("node %u: not releasing lease %" PRIx64 " in etcd (the device revoke was not ours): it expires by itself within %" PRId64 " s",
 			    a->node, (uint64_t)a->lease, a->ttl);
 			free_etcd = 0;
+		} else if (free_etcd && a->held && a->claim_val) {
+			release_floor(a);
 		}
-revoked:
 		a->installed = 0;
 	}
 	if (a->lease && !free_etcd) {
@@ -579,6 +744,15 @@ static int acquire(struct agent *a)
 				a->stale_lease = 0;
 		}
 		r = keep_lease(a);
+		if (!r)
+			r = check_layout(a);
+		if (r == -EINVAL || etcd_went_back(a->e) || a->went_back) {
+			if (etcd_went_back(a->e))
+				say("%s: claiming nothing: an operator must look (fleet.rst, \"Restoring etcd\")",
+				    etcd_errmsg(a->e));
+			free(busy);
+			return -EINVAL;
+		}
 		if (r == -EACCES) {
 			say("etcd refused us (user, password, or the role's permissions on %s): %s",
 			    a->prefix, etcd_errmsg(a->e));
@@ -642,10 +816,16 @@ static int acquire(struct agent *a)
 				return 0;
 			}
 			busy[id] = 1;
-			if (!a->lease)
+			if (!a->lease || etcd_went_back(a->e))
 				break;	/* claim() dropped it: a new one first */
 			if (r != -EEXIST && r != -ESTALE && r != -EAGAIN) {
-				say("claim node %u: %s", id, etcd_errmsg(a->e));
+				/* Our claim may be in etcd, bound to this lease
+				 * (applied, the answer lost): never a second
+				 * ID on it. */
+				say("claim node %u: %s", id,
+				    r == -ENOLINK ? "claimed, but its first grant was not persisted" :
+				    etcd_errmsg(a->e));
+				abandon_lease(a, "a claim made on it is unconfirmed");
 				break;
 			}
 		}
@@ -689,7 +869,7 @@ static int install(struct agent *a)
 		    a->node, a->c->device);
 		return r;
 	case -ESTALE:
-		say("node %u: token %" PRId64 " is older than one the module has seen: was the etcd cluster rebuilt? reload the module",
+		say("node %u: token %" PRId64 " is not above the highest the module has seen: etcd went back in time (restored from a snapshot without --bump-revision, or rebuilt); see fleet.rst, \"Restoring etcd\", then reload the module",
 		    a->node, a->token);
 		return r;
 	default:
@@ -698,7 +878,7 @@ static int install(struct agent *a)
 	}
 }
 
-enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED, HOLD_GONE };
+enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED, HOLD_GONE, HOLD_BACK };
 
 /* Is our node, with our token, still in force in the device? Asked before
  * every etcd write of a hold round: a VM fork or snapshot restore revokes
@@ -728,7 +908,7 @@ static int hold(struct agent *a)
 	int failing = 0;
 
 	for (;;) {
-		uint64_t now, grant = 0;
+		uint64_t now, grant = 0, deadline, base;
 		long left_ms;
 		int r;
 
@@ -748,6 +928,10 @@ static int hold(struct agent *a)
 				 left_ms / (2 * a->nr_endpoints) : a->c->timeout_ms);
 		r = keepalive(a);
 		etcd_set_timeout(a->e, a->c->timeout_ms);
+		if (etcd_went_back(a->e)) {
+			say("node %u: %s: stopping now", a->node, etcd_errmsg(a->e));
+			return HOLD_BACK;
+		}
 		if (r == -ENOENT) {
 			say("node %u: lease %" PRIx64 " is gone (expired in etcd)", a->node, (uint64_t)a->lease);
 			return HOLD_LOST;
@@ -761,14 +945,21 @@ static int hold(struct agent *a)
 		if (failing)
 			say("node %u: keepalive answered again after %d failures", a->node, failing);
 		failing = 0;
-		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
-		if (a->grant_ms < now_ms() + (uint64_t)a->c->grant_window_ms * 2 / 3) {
-			grant = now_ms() + (uint64_t)a->c->grant_window_ms;
+		/* The device keeps its old deadline until it takes this one. */
+		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+		base = grant_base(a);
+		if (a->grant_ms < base + (uint64_t)a->c->grant_window_ms * 2 / 3) {
+			grant = base + (uint64_t)a->c->grant_window_ms;
 			if (!dev_holds(a))
 				return HOLD_GONE;
 			r = persist_grant(a, grant);
+			if (etcd_went_back(a->e) || a->went_back) {
+				say("node %u: %s: stopping now; an operator must look (fleet.rst, \"Restoring etcd\")",
+				    a->node, a->went_back ? "etcd went back in time" : etcd_errmsg(a->e));
+				return HOLD_BACK;
+			}
 			if (r == -ENOLINK) {
-				say("node %u: the claim is gone from etcd", a->node);
+				say("node %u: the claim is gone from etcd, or is not ours", a->node);
 				return HOLD_LOST;
 			}
 			if (r) {
@@ -777,14 +968,22 @@ static int hold(struct agent *a)
 				grant = 0;
 			}
 		}
-		r = lease_dev_renew(a->d, a->node, grant, a->deadline_ns, (uint64_t)a->token);
-		if (r == -ETIME)
+		r = lease_dev_renew(a->d, a->node, grant, deadline, (uint64_t)a->token);
+		now = etcd_boottime_ns();
+		if (r && (r == -ETIME || now >= a->deadline_ns)) {
+			/* Paused (or starved) between the keepalive and here. */
+			say("node %u: renew in the device: %s: %s %.3f s after the keepalive was sent (this agent was paused or starved): the kernel revoked it",
+			    a->node, strerror(-r),
+			    r == -ETIME ? "the new deadline had passed" : "the old deadline had passed",
+			    (double)(now - a->ka_sent_ns) / 1e9);
 			return HOLD_EXPIRED;
-		if (r) {
-			say("node %u: renew in the device: %s (revoked there: VM fork, snapshot or by hand)",
-			    a->node, strerror(-r));
-			return HOLD_LOST;
 		}
+		if (r) {
+			say("node %u: renew in the device: %s (revoked there before its deadline: VM fork, snapshot restore or by hand)",
+			    a->node, strerror(-r));
+			return HOLD_GONE;
+		}
+		a->deadline_ns = deadline;
 		if (grant)
 			a->grant_ms = grant;
 		next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
@@ -830,9 +1029,12 @@ static void drop_stale_claim(struct agent *a)
 			    json_object_object_get_ex(v, "boot_id", &b) ? json_object_get_string(b) : "none",
 			    a->boot_id);
 		json_object_put(v);
-		if (boot && kv.lease && !etcd_lease_revoke(a->e, kv.lease))
-			say("node %ld: released this machine's claim left by a previous run (token %" PRId64
-			    "): the device does not hold it", id, kv.create_revision);
+		/* Not freed even then: a clone of this VM has this boot ID and
+		 * may be the one issuing under it. It expires by itself. */
+		if (boot)
+			say("node %ld: a claim of this machine and boot (token %" PRId64
+			    ") is in etcd but not in the device: leaving it to expire (a clone of this VM may hold it)",
+			    id, kv.create_revision);
 		etcd_kv_free(&kv);
 	}
 	json_object_put(resp);
@@ -848,7 +1050,7 @@ static void drop_stale_claim(struct agent *a)
 static int adopt(struct agent *a)
 {
 	struct lease_dev_state st;
-	json_object *resp = NULL, *v = NULL, *m;
+	json_object *resp = NULL, *v = NULL, *m, *b;
 	struct etcd_kv kv = { 0 };
 	char nk[512];
 	int r, ours = 0;
@@ -872,14 +1074,29 @@ static int adopt(struct agent *a)
 		if (sleep_until(etcd_boottime_ns() + (uint64_t)a->c->retry_ms * 1000000))
 			return 1;
 	}
+	if (etcd_max_revision(a->e) < (int64_t)st.token) {
+		/* The kernel holds a token etcd has not reached. */
+		say("node %u in force with token %" PRIu64 ", but etcd is at revision %" PRId64
+		    ": etcd went back in time (restored from a snapshot, or rebuilt); revoking it, claiming nothing: an operator must look (fleet.rst, \"Restoring etcd\")",
+		    st.node, st.token, etcd_max_revision(a->e));
+		json_object_put(resp);
+		lease_dev_revoke(a->d, st.token);
+		return -ESTALE;
+	}
 	if (!etcd_kv_get(resp, 0, &kv) && kv.create_revision == (int64_t)st.token) {
 		v = json_tokener_parse(kv.value);
+		/* This machine's, this boot's: a restarted agent, not a
+		 * clone of this VM or a claim reissued by a rewound store. */
 		ours = v && json_object_object_get_ex(v, "machine", &m) &&
-		       !strcmp(json_object_get_string(m), a->c->machine_id);
+		       !strcmp(json_object_get_string(m), a->c->machine_id) &&
+		       json_object_object_get_ex(v, "boot_id", &b) &&
+		       !strcmp(json_object_get_string(b), a->boot_id);
 		json_object_put(v);
 	}
 	json_object_put(resp);
 	if (ours) {
+		free(a->claim_val);
+		a->claim_val = strdup(kv.value);
 		a->lease = kv.lease;
 		a->node = st.node;
 		a->token = (int64_t)st.token;
@@ -915,8 +1132,23 @@ static int adopt(struct agent *a)
 
 int agent_run(struct agent *a)
 {
-	int r = adopt(a), h;
+	int r, h;
 
+	/* The layout first: nothing of ours, old or new, with another. */
+	while ((r = check_layout(a)) && r != -EINVAL && r != -EACCES && !etcd_went_back(a->e)) {
+		say("layout check: %s", etcd_errmsg(a->e));
+		if (sleep_until(etcd_boottime_ns() + jitter((uint64_t)a->c->retry_ms * 1000000)))
+			return 0;
+	}
+	if (r) {
+		if (r == -EACCES)
+			say("etcd refused us (user, password, or the role's permissions on %s): %s",
+			    a->prefix, etcd_errmsg(a->e));
+		else if (etcd_went_back(a->e))
+			say("%s", etcd_errmsg(a->e));
+		return r;
+	}
+	r = adopt(a);
 	if (r < 0)
 		return r;
 	if (r == 0)
@@ -925,6 +1157,11 @@ int agent_run(struct agent *a)
 		r = acquire(a);
 		if (r)
 			break;
+		if (!a->claim_val) {
+			release(a, "out of memory");
+			r = -ENOMEM;
+			break;
+		}
 		r = install(a);
 		if (r == -EAGAIN) {
 			release(a, "install failed");
@@ -935,7 +1172,12 @@ int agent_run(struct agent *a)
 holding:
 		h = hold(a);
 		release(a, h == HOLD_STOP ? "shutdown" : h == HOLD_LOST ? "claim lost" :
-			h == HOLD_GONE ? "not in force in the device" : "deadline passed");
+			h == HOLD_GONE ? "not in force in the device" :
+			h == HOLD_BACK ? "etcd went back in time" : "deadline passed");
+		if (h == HOLD_BACK) {
+			r = -ESTALE;
+			break;
+		}
 		r = 0;
 		if (!lease_stop)
 			sleep_until(etcd_boottime_ns() + jitter((uint64_t)a->c->retry_ms * 1000000));

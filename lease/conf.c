@@ -16,7 +16,6 @@
 void lease_conf_defaults(struct lease_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->endpoints = strdup("http://127.0.0.1:2379");
 	c->cluster = strdup("default");
 	c->device = strdup("/dev/uid");
 	c->machine_id_file = strdup("/etc/machine-id");
@@ -83,6 +82,8 @@ int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
 		return set_long(&c->retry_ms, k, v, 10, 3600000);
 	if (!strcmp(k, "sim_node_bits"))
 		return set_long(&c->sim_node_bits, k, v, 0, 30);
+	if (!strcmp(k, "sim_epoch_ms"))
+		return set_long(&c->sim_epoch_ms, k, v, 0, 4000000000000L);
 	fprintf(stderr, "uidgen-lease: unknown setting '%s'\n", k);
 	return -EINVAL;
 }
@@ -152,8 +153,13 @@ int lease_conf_finish(struct lease_conf *c)
 {
 	const char *p;
 
-	if (!c->endpoints || !c->cluster || !*c->cluster) {
-		fprintf(stderr, "uidgen-lease: endpoints and cluster must be set\n");
+	if (!c->endpoints || !*c->endpoints) {
+		fprintf(stderr, "uidgen-lease: no etcd endpoints: set endpoints = URL[,URL...] in %s (see lease.conf.example in the package's docs) or give -o endpoints=URL\n",
+			LEASE_CONF_DEFAULT);
+		return -EINVAL;
+	}
+	if (!c->cluster || !*c->cluster) {
+		fprintf(stderr, "uidgen-lease: cluster must be set (the name under /uidgen/ that machines sharing a layout share)\n");
 		return -EINVAL;
 	}
 	for (p = c->cluster; *p; p++)
@@ -187,8 +193,6 @@ int lease_conf_finish(struct lease_conf *c)
 			return -errno;
 		}
 	}
-	if (!c->grant_window_ms)
-		c->grant_window_ms = c->ttl_s * 2000 / 3;
 	/* The deadline is TTL x (1 - rate) - margin after a keepalive: it
 	 * must come after it. */
 	if (c->margin_ms >= c->ttl_s * (1000000 - c->rate_ppm) / 1000) {
@@ -200,6 +204,27 @@ int lease_conf_finish(struct lease_conf *c)
 	if (c->margin_ms >= c->ttl_s * 1000 * 2 / 3) {
 		fprintf(stderr, "uidgen-lease: margin_ms %ld leaves no time to renew in a %ld s TTL (keep it below 2/3 of it)\n",
 			c->margin_ms, c->ttl_s);
+		return -EINVAL;
+	}
+	if (!c->grant_window_ms) {
+		c->grant_window_ms = c->ttl_s * 2000 / 3;
+		if (c->grant_window_ms < c->ttl_s * 1000 / 3 + c->timeout_ms)
+			c->grant_window_ms = c->ttl_s * 1000 / 3 + c->timeout_ms;
+	}
+	/* Grants are raised once a renewal round (TTL/3, plus a request's
+	 * timeout when a member is slow): a shorter window leaves callers
+	 * waiting at the grant between rounds with every clock right. */
+	if (c->grant_window_ms < c->ttl_s * 1000 / 3 + c->timeout_ms) {
+		fprintf(stderr, "uidgen-lease: grant_window_ms %ld is shorter than a renewal round (ttl/3 + timeout_ms = %ld ms): callers would wait at the grant between rounds; use at least %ld, or 0 for the default (2/3 TTL = %ld ms)\n",
+			c->grant_window_ms, c->ttl_s * 1000 / 3 + c->timeout_ms,
+			c->ttl_s * 1000 / 3 + c->timeout_ms, c->ttl_s * 2000 / 3);
+		return -EINVAL;
+	}
+	/* Something must cover what the deadline's formula does not model
+	 * (the timer's slack, the server's 500 ms expiry check). */
+	if (c->margin_ms < 100) {
+		fprintf(stderr, "uidgen-lease: margin_ms %ld leaves the kernel's deadline no room before etcd may expire the lease (timer slack, a paused VM): use at least 100 (default 1000)\n",
+			c->margin_ms);
 		return -EINVAL;
 	}
 	return 0;

@@ -23,6 +23,7 @@ struct lease_conf {
 	char *boot_id_file;	/* /proc/sys/kernel/random/boot_id */
 	char *sim;		/* --device-sim state file, or NULL */
 	long sim_node_bits;
+	long sim_epoch_ms;	/* the stand-in's epoch (0: uidgen's default) */
 	long ttl_s;		/* lease TTL asked of etcd */
 	long margin_ms;		/* taken off the kernel deadline */
 	long rate_ppm;		/* clock-rate bound, parts per million */

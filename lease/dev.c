@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/uidgen.h>
@@ -30,10 +31,64 @@ struct lease_dev {
 	int logfd;		/* its event log, sim + ".log" */
 	char *who;
 	struct uidgen_node_rules r;	/* max_token: "this load" */
+	struct lease_dev_state layout;	/* the stand-in's layout fields */
+	int64_t clock_off_ms;	/* the ID clock minus the wall clock (a floor ahead moved it) */
+	uint64_t high_water_ms;	/* what it could have issued, as of its last revoke */
 };
 
+static uint64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The stand-in's ID clock: the wall clock, moved ahead by a floor ahead
+ * of it and kept there (the kernel's anchor, uidgen_set_floor()). */
+static uint64_t sim_clock_ms(const struct lease_dev *d)
+{
+	return wall_ms() + (uint64_t)d->clock_off_ms;
+}
+
+static void sim_apply_floor(struct lease_dev *d, uint64_t floor_ms)
+{
+	if (floor_ms + 1 > sim_clock_ms(d))
+		d->clock_off_ms = (int64_t)(floor_ms + 1 - wall_ms());
+}
+
+/* What the stand-in could have issued while in force: up to its ID clock,
+ * within its grant. Taken at every revoke, as the kernel's high water. */
+static void sim_note_high_water(struct lease_dev *d)
+{
+	uint64_t c = sim_clock_ms(d);
+
+	if (d->r.node == UIDGEN_NODE_NONE)
+		return;
+	d->high_water_ms = d->r.grant_ms && d->r.grant_ms < c ? d->r.grant_ms : c;
+}
+
+/* The kernel's ID clock (sysfs now_ms), or the wall clock without it. */
+static uint64_t read_clock_ms(void)
+{
+	unsigned long long v;
+	FILE *f = fopen("/sys/class/uidgen/uid/now_ms", "r");
+	int ok = f && fscanf(f, "%llu", &v) == 1;
+
+	if (f)
+		fclose(f);
+	return ok ? v : wall_ms();
+}
+
+/* One agent per device: a second one would adopt the first's claim and
+ * revoke it on its way out. */
+static int lock_one(int fd)
+{
+	return flock(fd, LOCK_EX | LOCK_NB) ? -errno : 0;
+}
+
 /* The state file: "NODE_BITS ACTIVE NODE TOKEN FLOOR GRANT DEADLINE
- * MAX_TOKEN", a deadline of 0 for none. */
+ * MAX_TOKEN CLOCK_OFFSET EPOCH", a deadline of 0 for none. */
 static int sim_save(struct lease_dev *d)
 {
 	const struct uidgen_node_rules *r = &d->r;
@@ -45,11 +100,12 @@ static int sim_save(struct lease_dev *d)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "%u %d %u %llu %llu %llu %llu %llu\n", r->node_bits, active,
+	fprintf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu\n", r->node_bits, active,
 		active ? r->node : 0, (unsigned long long)r->token,
 		(unsigned long long)r->floor_ms, (unsigned long long)r->grant_ms,
 		(unsigned long long)(r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns),
-		(unsigned long long)r->max_token);
+		(unsigned long long)r->max_token, (long long)d->clock_off_ms,
+		(unsigned long long)d->layout.epoch_ms);
 	if (fclose(f) || rename(tmp, d->sim))
 		return -errno;
 	return 0;
@@ -91,10 +147,12 @@ static uint64_t sim_expire(struct lease_dev *d)
 	snprintf(fork, sizeof(fork), "%s.fork", d->sim);
 	if (!unlink(fork) && d->r.node != UIDGEN_NODE_NONE) {
 		sim_log(d, &d->r, now, "fork");
+		sim_note_high_water(d);
 		uidgen_rules_fence(&d->r);
 		sim_save(d);
 		return now;
 	}
+	sim_note_high_water(d);
 	if (uidgen_rules_expire(&d->r, now, &act)) {
 		sim_log(d, &was, was.deadline_ns, "expire");
 		sim_save(d);
@@ -103,7 +161,7 @@ static uint64_t sim_expire(struct lease_dev *d)
 }
 
 int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
-		   uint32_t sim_node_bits, const char *who)
+		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, const char *who)
 {
 	struct lease_dev *d = calloc(1, sizeof(*d));
 	char logp[4096];
@@ -114,11 +172,17 @@ int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
 	d->fd = -1;
 	d->logfd = -1;
 	if (!sim) {
+		int e;
+
 		d->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (d->fd < 0) {
-			int e = -errno;
-
+			e = -errno;
 			free(d);
+			return e;
+		}
+		e = lock_one(d->fd);
+		if (e) {
+			lease_dev_close(d);
 			return e;
 		}
 		*dp = d;
@@ -132,15 +196,34 @@ int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
 		lease_dev_close(d);
 		return -EIO;
 	}
+	/* The lock is on the log: the state file is replaced on each save. */
+	{
+		int e = lock_one(d->logfd);
+
+		if (e) {
+			lease_dev_close(d);
+			return e;
+		}
+	}
 	uidgen_rules_init(&d->r, sim_node_bits);
+	d->layout.ts_bits = 63 - sim_node_bits - 5 - 12;
+	d->layout.node_bits = sim_node_bits;
+	d->layout.slot_bits = 5;
+	d->layout.seq_bits = 12;
+	d->layout.tick_us = 1000;
+	d->layout.epoch_ms = sim_epoch_ms ? sim_epoch_ms : UIDGEN_DEFAULT_EPOCH_MS;
 	f = fopen(sim, "r");
 	if (f) {
-		unsigned long long t, fl, g, dl, mt;
+		unsigned long long t, fl, g, dl, mt, ep = 0;
 		unsigned int nb, node;
-		int act;
+		long long off = 0;
+		int act, got;
 
-		if (fscanf(f, "%u %d %u %llu %llu %llu %llu %llu", &nb, &act, &node,
-			   &t, &fl, &g, &dl, &mt) == 8 && nb == sim_node_bits) {
+		got = fscanf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu", &nb, &act, &node,
+			     &t, &fl, &g, &dl, &mt, &off, &ep);
+		/* Another layout is another load: start afresh, as a reload. */
+		if (got >= 8 && nb == sim_node_bits && (got < 10 || ep == d->layout.epoch_ms)) {
+			d->clock_off_ms = got >= 9 ? off : 0;
 			d->r.floor_ms = fl;
 			d->r.max_token = mt;
 			if (act && node < UIDGEN_NODE_NONE) {
@@ -177,14 +260,15 @@ int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
 		const struct uidgen_node_rules *r = &d->r;
 
 		sim_expire(d);
-		memset(st, 0, sizeof(*st));
-		st->node_bits = r->node_bits;
+		*st = d->layout;
 		st->active = r->node != UIDGEN_NODE_NONE;
 		st->node = st->active ? r->node : 0;
 		st->token = r->token;
 		st->floor_ms = r->floor_ms;
 		st->grant_ms = r->grant_ms;
 		st->deadline_ns = r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns;
+		st->clock_ms = sim_clock_ms(d);
+		st->high_water_ms = d->high_water_ms;	/* sim_expire() took it */
 		return 0;
 	}
 	if (ioctl(d->fd, UIDGEN_IOC_INFO, &info) < 0)
@@ -201,6 +285,15 @@ int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
 	st->floor_ms = info.floor_ms;
 	st->grant_ms = info.grant_ms;
 	st->deadline_ns = info.deadline_ns;
+	st->ts_bits = info.ts_bits;
+	st->slot_bits = info.slot_bits;
+	st->seq_bits = info.seq_bits;
+	st->tick_us = info.tick_us;
+	st->epoch_ms = info.epoch_ms;
+	st->high_water_ms = info.high_water_ms;
+	st->clock_ms = read_clock_ms();
+	if (st->clock_ms < st->high_water_ms)
+		st->clock_ms = st->high_water_ms;
 	return 0;
 }
 
@@ -218,12 +311,15 @@ static int sim_set_node(struct lease_dev *d, const struct uidgen_node *n)
 	unsigned int act;
 	int ret;
 
+	sim_note_high_water(d);
 	if (n->flags == UIDGEN_NODE_REVOKE)
 		ret = uidgen_rules_revoke(&d->r, n->node_id, n->token, now, &act);
 	else if (n->flags == UIDGEN_NODE_RENEW)
 		ret = uidgen_rules_renew(&d->r, n, now, &act);
 	else
 		ret = uidgen_rules_assign(&d->r, n, now, &act);
+	if (!ret && n->flags == UIDGEN_NODE_FLOOR)
+		sim_apply_floor(d, n->floor_ms);
 	/* sim_expire() saw to the deadline at this very now */
 	if (act & UIDGEN_RULES_EXPIRE)
 		sim_log(d, &was, was.deadline_ns, "expire");

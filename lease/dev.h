@@ -16,19 +16,29 @@
 struct lease_dev;
 
 struct lease_dev_state {
-	uint32_t node_bits;
+	/* the layout, fixed at load: every machine of a cluster must agree */
+	uint32_t ts_bits, node_bits, slot_bits, seq_bits, tick_us;
+	uint64_t epoch_ms;
 	int active;		/* a node ID is in force */
 	uint32_t node;		/* which (if active) */
 	uint64_t token;		/* its fencing token, 0 none */
 	uint64_t floor_ms;
 	uint64_t grant_ms;	/* 0 none */
 	uint64_t deadline_ns;	/* CLOCK_BOOTTIME, 0 none */
+	/* the ID clock (Unix ms it reads now: at or ahead of the wall clock
+	 * after a floor ahead of it) and the end of the highest tick issued
+	 * (0: none yet), under any node ID of this load */
+	uint64_t clock_ms;
+	uint64_t high_water_ms;
 };
 
 /* @sim: NULL for the device at @path, else the stand-in's state file
- * (created if absent) with @sim_node_bits; @who names the agent in its log. */
+ * (created if absent) with @sim_node_bits and @sim_epoch_ms (0: uidgen's
+ * default); @who names the agent in its log. The device (or the state
+ * file) is locked for this agent alone: -EWOULDBLOCK if another holds
+ * it. */
 int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
-		   uint32_t sim_node_bits, const char *who);
+		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, const char *who);
 void lease_dev_close(struct lease_dev *d);
 int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st);
 /* Assign @node: @floor_ms UINT64_MAX means NEW (it never issued). */

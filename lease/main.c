@@ -21,11 +21,13 @@ static void usage(FILE *f)
 		"uidgen-lease(8).\n"
 		"\n"
 		"  -c, --config FILE      configuration (default " LEASE_CONF_DEFAULT ";\n"
-		"                         a missing default file means all defaults)\n"
+		"                         a missing default file means all defaults,\n"
+		"                         but endpoints must then be given with -o)\n"
 		"  -o, --set KEY=VALUE    one setting, over the file's (any key of lease.conf)\n"
 		"      --device-sim FILE  no device: a stand-in keeping its state in FILE\n"
 		"                         and logging every change to FILE.log (for\n"
-		"                         simulations; node IDs of sim_node_bits bits)\n"
+		"                         simulations; node IDs of sim_node_bits bits,\n"
+		"                         the epoch sim_epoch_ms)\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          the version\n"
 		"\n"
@@ -100,7 +102,13 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	r = lease_dev_open(&d, c.device, c.sim, (uint32_t)c.sim_node_bits, c.machine_id);
+	r = lease_dev_open(&d, c.device, c.sim, (uint32_t)c.sim_node_bits, (uint64_t)c.sim_epoch_ms,
+			   c.machine_id);
+	if (r == -EWOULDBLOCK) {
+		fprintf(stderr, "uidgen-lease: %s: another uidgen-lease runs on it (it holds the lock): run one agent per kernel\n",
+			c.sim ? c.sim : c.device);
+		return 1;
+	}
 	if (r) {
 		fprintf(stderr, "uidgen-lease: %s: %s\n", c.sim ? c.sim : c.device, strerror(-r));
 		return 1;

@@ -72,6 +72,17 @@ ectl() {
 		"${tlsopts[@]}" ${etcd_user:+--user "$etcd_user"} "$@"
 }
 
+# Another etcd on our ports would answer in our cluster's place: refuse.
+etcd_ports_free() {
+	local p
+	for p in 23791 23792 23793 23801 23802 23803; do
+		if (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null; then
+			echo "etcd: 127.0.0.1:$p is in use (another etcd, or a suite still running?): stop it first" >&2
+			return 1
+		fi
+	done
+}
+
 etcd_start() {
 	local i tries
 	etcd_dir=$1
@@ -80,6 +91,7 @@ etcd_start() {
 	etcd_scheme=http
 	[ -z "$etcd_tls" ] || { etcd_scheme=https; etcd_pki "$etcd_dir/pki" || return 1; }
 	etcd_eps="$etcd_scheme://127.0.0.1:23791,$etcd_scheme://127.0.0.1:23792,$etcd_scheme://127.0.0.1:23793"
+	etcd_ports_free || return 1
 	for i in 1 2 3; do
 		etcd_run "$i"
 	done
@@ -109,4 +121,33 @@ import json, sys
 for s in json.load(sys.stdin):
     if s["Status"]["header"]["member_id"] == s["Status"]["leader"]:
         print(s["Endpoint"][-1])'
+}
+
+# etcd_snapshot FILE: a snapshot of member 1. etcd_restore FILE: stop
+# every member, restore each from FILE (same names, peers and cluster
+# token: the same cluster and member IDs) and start them again.
+etcd_snapshot() {
+	ETCDCTL_API=3 etcdctl --endpoints "$etcd_scheme://127.0.0.1:23791" snapshot save "$1" > /dev/null 2>&1
+}
+etcd_restore() {
+	local i cluster= tries
+	for i in 1 2 3; do
+		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:2380$i"
+	done
+	etcd_stop
+	etcd_ports_free || return 1
+	for i in 1 2 3; do
+		rm -rf "$etcd_dir/m$i"
+		ETCDCTL_API=3 etcdctl snapshot restore "$1" --name "m$i" --data-dir "$etcd_dir/m$i" \
+			--initial-cluster "$cluster" --initial-cluster-token uidgen-test \
+			--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:2380$i" > /dev/null 2>&1 || return 1
+	done
+	for i in 1 2 3; do
+		etcd_run "$i"
+	done
+	for tries in $(seq 100); do
+		ectl endpoint health > /dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
 }
