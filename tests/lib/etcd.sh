@@ -2,7 +2,10 @@
 # Sourced by the uidgen-lease suites: a real etcd cluster of 3 members on
 # this machine's loopback, clients on 127.0.0.1:2379N and peers on
 # 127.0.0.1:2380N (N = 1, 2, 3). QEMU guests with user networking reach
-# the clients at 10.0.2.2:2379N.
+# the clients at 10.0.2.2:2379N. A suite that must not share those ports
+# with another (tests/fleet-quickstart.sh: 2479N, 2480N) sets
+# etcd_client_port and etcd_peer_port (the prefixes, default 2379 and
+# 2380) before etcd_start.
 #
 #   etcd_start DIR [tls]   start it (data and logs in DIR; with tls, a CA,
 #                          server and client certificates made with openssl
@@ -16,6 +19,8 @@
 etcd_scheme=http
 etcd_tls=
 etcd_pids=()
+etcd_client_port=${etcd_client_port:-2379}
+etcd_peer_port=${etcd_peer_port:-2380}
 
 etcd_pki() {
 	local p=$1
@@ -45,7 +50,7 @@ etcd_pki() {
 etcd_run() {
 	local n=$1 cluster= i tlsopts=()
 	for i in 1 2 3; do
-		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:2380$i"
+		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:$etcd_peer_port$i"
 	done
 	if [ -n "$etcd_tls" ]; then
 		tlsopts=(--cert-file "$etcd_dir/pki/server.pem" --key-file "$etcd_dir/pki/server.key"
@@ -54,10 +59,10 @@ etcd_run() {
 			--peer-trusted-ca-file "$etcd_dir/pki/ca.pem" --peer-client-cert-auth)
 	fi
 	etcd --name "m$n" --data-dir "$etcd_dir/m$n" \
-		--listen-client-urls "$etcd_scheme://127.0.0.1:2379$n" \
-		--advertise-client-urls "$etcd_scheme://127.0.0.1:2379$n" \
-		--listen-peer-urls "$etcd_scheme://127.0.0.1:2380$n" \
-		--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:2380$n" \
+		--listen-client-urls "$etcd_scheme://127.0.0.1:$etcd_client_port$n" \
+		--advertise-client-urls "$etcd_scheme://127.0.0.1:$etcd_client_port$n" \
+		--listen-peer-urls "$etcd_scheme://127.0.0.1:$etcd_peer_port$n" \
+		--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:$etcd_peer_port$n" \
 		--initial-cluster "$cluster" --initial-cluster-state new \
 		--initial-cluster-token uidgen-test \
 		--heartbeat-interval 100 --election-timeout 1000 \
@@ -79,7 +84,10 @@ etcd_start() {
 	mkdir -p "$etcd_dir"
 	etcd_scheme=http
 	[ -z "$etcd_tls" ] || { etcd_scheme=https; etcd_pki "$etcd_dir/pki" || return 1; }
-	etcd_eps="$etcd_scheme://127.0.0.1:23791,$etcd_scheme://127.0.0.1:23792,$etcd_scheme://127.0.0.1:23793"
+	etcd_eps=
+	for i in 1 2 3; do
+		etcd_eps="${etcd_eps:+$etcd_eps,}$etcd_scheme://127.0.0.1:$etcd_client_port$i"
+	done
 	for i in 1 2 3; do
 		etcd_run "$i"
 	done
