@@ -345,12 +345,24 @@ int uidgen_params_start(void)
 			return ret;
 		}
 	}
-	if (node >= 0) {
+	if (node >= 0 && (uidgen_load_floor_ms || uidgen_load_new)) {
+		/*
+		 * The node ID and its floor (or node_new) together: assign it
+		 * in one step, so the log says only "assigned", not first
+		 * "pending ... use node_new=1". floor_ms wins over node_new.
+		 */
+		struct uidgen_node req = {
+			.flags = uidgen_load_floor_ms ? UIDGEN_NODE_FLOOR :
+							UIDGEN_NODE_NEW,
+			.node_id = node,
+			.floor_ms = uidgen_load_floor_ms,
+		};
+
+		ret = uidgen_node_assign(n, &req);
+		if (ret)
+			return ret;
+	} else if (node >= 0) {
 		ret = uidgen_node_set_pending(n, node);
-		if (!ret && uidgen_load_floor_ms)
-			ret = uidgen_node_floor(n, uidgen_load_floor_ms);
-		else if (!ret && uidgen_load_new)
-			ret = uidgen_node_new(n);
 		if (ret)
 			return ret;
 	}

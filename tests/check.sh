@@ -91,8 +91,9 @@ host_suite versions tests/versions.sh
 # The systemd units, read on the host: they load the module, never skip.
 host_suite units tests/units.sh
 
-# Every shell block of README.md, run as written: on the host in a scratch
-# copy, the module's in a VM; the rest counted as unrun, with reasons.
+# Every command block of README.md, the admin guide and fleet.rst, run as
+# written: on the host in a scratch copy, the module's in a VM, shown
+# output checked for shape; the rest counted as unrun, with reasons.
 host_suite docs-blocks tests/docs-blocks.sh
 
 # The node rules' table (module/tests/noderules_cases.h) against the
@@ -109,6 +110,11 @@ host_suite vm-retry tests/qemu/vm-test.sh
 # device stand-in (~1 min). The VM cluster (tests/lease/cluster.sh, ~8
 # min) is make check-cluster's, which CI runs too.
 host_suite lease tests/lease/host.sh -o "$out/lease"
+
+# fleet.rst's quick start, walked: its etcdctl steps, lease.conf and
+# uidgen-cluster output against a real etcd (ports 2479N, not lease's
+# 2379N), three agents with the device stand-in (~15 s).
+host_suite fleet-quickstart tests/fleet-quickstart.sh -o "$out/fleet-quickstart"
 
 # KUnit on the debug kernel (built once into the cache, then incremental).
 kstart=$(date +%s)
@@ -137,7 +143,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid rules cli-host style kdir standalone versions units docs-blocks harness vm-retry lease kunit debug-vm"
+	snapshot nodelife install dkms deb uuid rules cli-host style kdir standalone versions units docs-blocks harness vm-retry lease fleet-quickstart kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Versions and counts the documentation states, against their one source:
 # version.mk (the module's UIDGEN_VERSION_STR) for the manual pages'
-# .TH source line, uidgen.pc, the Python package, debian/changelog and the
-# README's /usr/src/uidgen-VERSION; debian/control for how many packages
+# .TH source line ("uidgen V"; section 3's "libuidgen V"), uidgen.pc, the
+# Python package, debian/changelog and the README's /usr/src/uidgen-VERSION; debian/control for how many packages
 # `make deb` builds, wherever a README, guide, Makefile or test says it in
 # words. On the host, nothing built but userlib/uidgen.pc.
 #   tests/versions.sh
@@ -30,6 +30,11 @@ echo "# version.mk: $v"
 for m in userlib/man/uidgen.1 man/uid.4 lease/uidgen-cluster.1 lease/uidgen-lease.8; do
 	check "$m: .TH says uidgen $v" \
 		"th=\$(grep -m1 '^\\.TH' $m); echo \"\$th\"; case \$th in *'\"uidgen $v\"'*) ;; *) false ;; esac"
+done
+# The section 3 pages (those with a .TH; the rest are .so links).
+for m in $(grep -l '^\.TH' man/*.3); do
+	check "$m: .TH says libuidgen $v" \
+		"th=\$(grep -m1 '^\\.TH' $m); echo \"\$th\"; case \$th in *'\"libuidgen $v\"'*) ;; *) false ;; esac"
 done
 check "uidgen.pc: Version: $v" \
 	'make -s -C userlib uidgen.pc > /dev/null && grep "^Version:" userlib/uidgen.pc && grep -qx "Version: $v" userlib/uidgen.pc'

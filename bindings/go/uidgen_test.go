@@ -179,6 +179,30 @@ func TestNoDevice(t *testing.T) {
 	}
 }
 
+// Each hint is the whole next step, as the CLI's and Python's: "modprobe
+// uidgen node_id=N" alone leaves the node ID pending (ENODATA), and "set-node
+// N --new" is only for a node ID that has never issued an ID.
+func TestHintsAreTheWholeNextStep(t *testing.T) {
+	for _, c := range []struct {
+		errno syscall.Errno
+		want  []string
+	}{
+		{syscall.ENOENT, []string{"not loaded", "modprobe uidgen node_id=N node_new=1", "never issued an ID",
+			"modprobe uidgen node_id=N, then uidgen state restore FILE"}},
+		{syscall.ENODEV, []string{"modprobe uidgen node_id=N node_new=1", "uidgen state restore FILE"}},
+		{syscall.ENXIO, []string{"modprobe uidgen node_id=N node_new=1", "uidgen state restore FILE"}},
+		{syscall.EADDRNOTAVAIL, []string{"no node ID", "uidgen state restore FILE",
+			"uidgen set-node N --new for a node ID that has never issued an ID"}},
+	} {
+		msg := (&Error{Op: "open /dev/uid", Errno: c.errno}).Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: %q lacks %q", c.errno, msg, w)
+			}
+		}
+	}
+}
+
 // The device tests: the module must be loaded with node_id=$UIDGEN_NODE.
 func node(t *testing.T) uint32 {
 	t.Helper()

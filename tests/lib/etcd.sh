@@ -2,7 +2,10 @@
 # Sourced by the uidgen-lease suites: a real etcd cluster of 3 members on
 # this machine's loopback, clients on 127.0.0.1:2379N and peers on
 # 127.0.0.1:2380N (N = 1, 2, 3). QEMU guests with user networking reach
-# the clients at 10.0.2.2:2379N.
+# the clients at 10.0.2.2:2379N. A suite that must not share those ports
+# with another (tests/fleet-quickstart.sh: 2479N, 2480N) sets
+# etcd_client_port and etcd_peer_port (the prefixes, default 2379 and
+# 2380) before etcd_start.
 #
 #   etcd_start DIR [tls]   start it (data and logs in DIR; with tls, a CA,
 #                          server and client certificates made with openssl
@@ -16,6 +19,8 @@
 etcd_scheme=http
 etcd_tls=
 etcd_pids=()
+etcd_client_port=${etcd_client_port:-2379}
+etcd_peer_port=${etcd_peer_port:-2380}
 
 etcd_pki() {
 	local p=$1
@@ -45,7 +50,7 @@ etcd_pki() {
 etcd_run() {
 	local n=$1 cluster= i tlsopts=()
 	for i in 1 2 3; do
-		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:2380$i"
+		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:$etcd_peer_port$i"
 	done
 	if [ -n "$etcd_tls" ]; then
 		tlsopts=(--cert-file "$etcd_dir/pki/server.pem" --key-file "$etcd_dir/pki/server.key"
@@ -54,10 +59,10 @@ etcd_run() {
 			--peer-trusted-ca-file "$etcd_dir/pki/ca.pem" --peer-client-cert-auth)
 	fi
 	etcd --name "m$n" --data-dir "$etcd_dir/m$n" \
-		--listen-client-urls "$etcd_scheme://127.0.0.1:2379$n" \
-		--advertise-client-urls "$etcd_scheme://127.0.0.1:2379$n" \
-		--listen-peer-urls "$etcd_scheme://127.0.0.1:2380$n" \
-		--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:2380$n" \
+		--listen-client-urls "$etcd_scheme://127.0.0.1:$etcd_client_port$n" \
+		--advertise-client-urls "$etcd_scheme://127.0.0.1:$etcd_client_port$n" \
+		--listen-peer-urls "$etcd_scheme://127.0.0.1:$etcd_peer_port$n" \
+		--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:$etcd_peer_port$n" \
 		--initial-cluster "$cluster" --initial-cluster-state new \
 		--initial-cluster-token uidgen-test \
 		--heartbeat-interval 100 --election-timeout 1000 \
@@ -75,7 +80,7 @@ ectl() {
 # Another etcd on our ports would answer in our cluster's place: refuse.
 etcd_ports_free() {
 	local p
-	for p in 23791 23792 23793 23801 23802 23803; do
+	for p in "$etcd_client_port"{1,2,3} "$etcd_peer_port"{1,2,3}; do
 		if (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null; then
 			echo "etcd: 127.0.0.1:$p is in use (another etcd, or a suite still running?): stop it first" >&2
 			return 1
@@ -90,7 +95,10 @@ etcd_start() {
 	mkdir -p "$etcd_dir"
 	etcd_scheme=http
 	[ -z "$etcd_tls" ] || { etcd_scheme=https; etcd_pki "$etcd_dir/pki" || return 1; }
-	etcd_eps="$etcd_scheme://127.0.0.1:23791,$etcd_scheme://127.0.0.1:23792,$etcd_scheme://127.0.0.1:23793"
+	etcd_eps=
+	for i in 1 2 3; do
+		etcd_eps="${etcd_eps:+$etcd_eps,}$etcd_scheme://127.0.0.1:$etcd_client_port$i"
+	done
 	etcd_ports_free || return 1
 	for i in 1 2 3; do
 		etcd_run "$i"
@@ -127,12 +135,12 @@ for s in json.load(sys.stdin):
 # every member, restore each from FILE (same names, peers and cluster
 # token: the same cluster and member IDs) and start them again.
 etcd_snapshot() {
-	ETCDCTL_API=3 etcdctl --endpoints "$etcd_scheme://127.0.0.1:23791" snapshot save "$1" > /dev/null 2>&1
+	ETCDCTL_API=3 etcdctl --endpoints "$etcd_scheme://127.0.0.1:${etcd_client_port}1" snapshot save "$1" > /dev/null 2>&1
 }
 etcd_restore() {
 	local i cluster= tries
 	for i in 1 2 3; do
-		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:2380$i"
+		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:$etcd_peer_port$i"
 	done
 	etcd_stop
 	etcd_ports_free || return 1
@@ -140,7 +148,7 @@ etcd_restore() {
 		rm -rf "$etcd_dir/m$i"
 		ETCDCTL_API=3 etcdctl snapshot restore "$1" --name "m$i" --data-dir "$etcd_dir/m$i" \
 			--initial-cluster "$cluster" --initial-cluster-token uidgen-test \
-			--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:2380$i" > /dev/null 2>&1 || return 1
+			--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:$etcd_peer_port$i" > /dev/null 2>&1 || return 1
 	done
 	for i in 1 2 3; do
 		etcd_run "$i"

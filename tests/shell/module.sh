@@ -160,6 +160,28 @@ like "the group gets EACCES" "$(nobody_reads 4242)" "^1 .*Permission denied"
 ok "root reads" $U
 ok "unloads" rmmod uidgen
 
+# node_id with node_new=1 or floor_ms at load is one step: the log says
+# only the assignment, never first "pending ... node_new=1" (issue 19).
+dmesg -C
+ok "loads with node_id=7 node_new=1" insmod $KO node_id=7 node_new=1
+log=$(dmesg | grep uidgen)
+is "no 'pending' line for that load" "$(printf '%s\n' "$log" | grep -c pending)" 0
+like "the log says node 7 assigned, new" "$log" "uidgen: node ID 7 assigned \(new, floor "
+is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" active
+ok "unloads" rmmod uidgen
+dmesg -C
+floor=$(( $(date +%s%3N) - 1000 ))
+ok "loads with node_id=7 floor_ms=$floor" insmod $KO node_id=7 floor_ms=$floor
+log=$(dmesg | grep uidgen)
+is "no 'pending' line for that load" "$(printf '%s\n' "$log" | grep -c pending)" 0
+like "the log says node 7 assigned, floor $floor" "$log" "uidgen: node ID 7 assigned \(floor $floor ms"
+ok "unloads" rmmod uidgen
+dmesg -C
+ok "loads with node_id=7 alone" insmod $KO node_id=7
+like "and that one is pending" "$(dmesg | grep uidgen)" "uidgen: node ID 7 pending: "
+is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" pending
+ok "unloads" rmmod uidgen
+
 # No node_id: the device loads, says so, and issues nothing until assigned
 # through sysfs, and then only once its floor is known.
 dmesg -C

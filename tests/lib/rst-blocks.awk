@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# Split an RST file's literal blocks (a paragraph ending in "::", or a
+# ".. code-block::" directive) into DIR/N.sh (the block, dedented) and
+# DIR/N.meta ("FILE:LINE<TAB>KIND"), numbering from n + 1; print the last
+# number. KIND is the text of the last ".. docs-test: KIND" comment since
+# the previous block (its indented continuation lines joined with
+# newlines), or "" when there is none.
+#   awk -f tests/lib/rst-blocks.awk -v f=FILE -v dir=DIR -v n=N FILE
+function indent(s) { match(s, /^[ \t]*/); return RLENGTH }
+function flush() {
+	sub(/\n+$/, "", body)
+	if (body != "") {
+		n++
+		printf "%s:%d\t%s\n", f, start, kind > (dir "/" n ".meta")
+		printf "%s\n", body > (dir "/" n ".sh")
+		close(dir "/" n ".meta"); close(dir "/" n ".sh")
+	}
+	inblock = 0; want = 0; body = ""; marker = ""
+}
+{ sub(/\r$/, "") }
+# Inside a block: until a line indented less than the block's first.
+inblock {
+	if ($0 ~ /^[ \t]*$/) { body = body "\n"; next }
+	if (indent($0) >= bi) { body = body substr($0, bi + 1) "\n"; next }
+	flush()
+}
+# After "::": skip blank lines (and a code-block's options); the first
+# line indented more than the introducing line starts the block.
+want {
+	if ($0 ~ /^[ \t]*$/) next
+	if (code && $0 ~ /^[ \t]*:[a-z-]+:/) next
+	if (indent($0) > pi) {
+		inblock = 1; want = 0; bi = indent($0); start = NR
+		kind = marker
+		body = substr($0, bi + 1) "\n"
+		next
+	}
+	want = 0
+}
+# A marker comment and its indented continuation lines.
+inmarker {
+	if ($0 !~ /^[ \t]*$/ && indent($0) > mi) {
+		t = $0; sub(/^[ \t]+/, "", t); marker = marker "\n" t; next
+	}
+	inmarker = 0
+}
+/^[ \t]*\.\. docs-test:/ {
+	marker = $0; sub(/^[ \t]*\.\. docs-test:[ \t]*/, "", marker)
+	inmarker = 1; mi = indent($0)
+	next
+}
+/^[ \t]*\.\. (code-block|code|sourcecode)::/ { want = 1; code = 1; pi = indent($0); next }
+/^[ \t]*\.\. [A-Za-z0-9_-]+::/ { next }	# another directive
+/::[ \t]*$/ { want = 1; code = 0; pi = indent($0); next }
+END { if (inblock) flush(); print n }
