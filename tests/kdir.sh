@@ -12,11 +12,9 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+. tests/lib/host-suite.sh
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-pass=0
-fail=0
-n=0
 check() {	# check DESCRIPTION COMMAND (eval'd; $log: make's stdout+stderr)
 	n=$((n + 1))
 	if eval "$2" > "$out/check.log" 2>&1; then
@@ -61,6 +59,4 @@ check "the running kernel has headers: make install uses them and its tree, no w
 	 has "$out/root/lib/modules/$k61/updates/uidgen.ko" && ! has "no headers"'
 check "make -s version prints only the version (no warning on stderr)" \
 	'[ "$(make -s --no-print-directory version UNAME_R=$none 2>&1)" = "$(make -s --no-print-directory version 2>/dev/null)" ]'
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+tap_end

@@ -13,20 +13,9 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+. tests/lib/host-suite.sh
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-pass=0
-fail=0
-n=0
-check() {	# check DESCRIPTION COMMAND (eval'd)
-	n=$((n + 1))
-	if eval "$2" > "$out/check.log" 2>&1; then
-		pass=$((pass + 1)); echo "ok $n $1"
-	else
-		fail=$((fail + 1)); echo "not ok $n $1"; echo "#   $2"
-		sed 's/^/#   /' "$out/check.log" | tail -n 20
-	fi
-}
 # A fresh clone: the files git tracks or would (the working tree's, so
 # that uncommitted changes are tested too), nothing built.
 t=$out/clone
@@ -67,6 +56,4 @@ gomod() {
 }
 check "a module of one's own builds against bindings/go (replace directive)" gomod
 
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+tap_end

@@ -11,18 +11,9 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-pass=0
-fail=0
-n=0
-check() {	# check DESCRIPTION COMMAND (eval'd; prints what is wrong)
-	local res
-	n=$((n + 1))
-	if res=$(eval "$2" 2>&1); then
-		pass=$((pass + 1)); echo "ok $n $1"
-	else
-		fail=$((fail + 1)); echo "not ok $n $1"; echo "$res" | sed 's/^/#   /'
-	fi
-}
+. tests/lib/host-suite.sh
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
 echo "TAP version 13"
 for u in uidgen-state uidgen-lease; do
 	f=systemd/$u.service
@@ -38,6 +29,4 @@ if command -v systemd-analyze > /dev/null; then
 			"! systemd-analyze verify $f 2>&1 | grep -v -e 'is not executable' -e \"Command 'man \" | grep ."
 	done
 fi
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+tap_end

@@ -11,18 +11,9 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-pass=0
-fail=0
-n=0
-check() {	# check DESCRIPTION COMMAND (eval'd; prints what differs)
-	local res
-	n=$((n + 1))
-	if res=$(eval "$2" 2>&1); then
-		pass=$((pass + 1)); echo "ok $n $1"
-	else
-		fail=$((fail + 1)); echo "not ok $n $1"; echo "$res" | sed 's/^/#   /'
-	fi
-}
+. tests/lib/host-suite.sh
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
 v=$(make -s --no-print-directory version 2>/dev/null)
 [ -n "$v" ] || { echo "Bail out! make version printed nothing"; exit 1; }
 echo "TAP version 13"
@@ -50,6 +41,4 @@ np=$(grep -c '^Package:' debian/control)
 check "debian/control has $np packages; the docs say ${words[$np]}" \
 	'! grep -rniE "\b($alt) (debian )?packages" README.md Documentation/*.rst Makefile tests/*.sh |
 		grep -viE "\b${words[$np]} (debian )?packages"'
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+tap_end
