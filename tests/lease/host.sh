@@ -68,7 +68,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "TAP version 13"
-check "a 3-member etcd on 127.0.0.1:2379N" 'etcd_start "$out/etcd"'
+check "a 3-member etcd on 127.0.0.1:${etcd_client_port}N" 'etcd_start "$out/etcd"'
 [ "$fail" -eq 0 ] || { tap_end; exit 1; }
 tests/lease/watch.py "$etcd_eps" /uidgen/ "$out/watch.txt" 2>> "$out/watch.err" &
 wpid=$!
@@ -173,7 +173,7 @@ before=$(cat "$out"/*.sim.log | grep -c -E " (expire|revoke) ")
 etcd_kill "$leader"
 sleep 6
 check "etcd leader (m$leader) killed: every holder keeps its ID" \
-	'[ "$(cat "$out"/*.sim.log | grep -c -E " (expire|revoke) ")" = "$before" ] && [ -n "$(ectl --endpoints "$(echo "$etcd_eps" | tr , "\n" | grep -v ":2379$leader" | paste -sd,)" get /uidgen/t/node/0 --print-value-only)" ]'
+	'[ "$(cat "$out"/*.sim.log | grep -c -E " (expire|revoke) ")" = "$before" ] && [ -n "$(ectl --endpoints "$(echo "$etcd_eps" | tr , "\n" | grep -v ":$etcd_client_port$leader" | paste -sd,)" get /uidgen/t/node/0 --print-value-only)" ]'
 etcd_run "$leader"
 
 for m in A B C; do stop "$m"; done
@@ -280,7 +280,7 @@ stop X
 # 6. A lost answer: etcd applied the claim, the agent never heard. It
 # must not claim a second ID on the same lease.
 leakb=$(printf %s /uidgen/leak/node/ | base64)
-tests/lease/faultproxy.py 23799 http://127.0.0.1:23791 "drop:/v3/kv/txn:$leakb:1" > "$out/proxy-leak.log" 2>&1 &
+tests/lease/faultproxy.py 23799 http://127.0.0.1:${etcd_client_port}1 "drop:/v3/kv/txn:$leakb:1" > "$out/proxy-leak.log" 2>&1 &
 proxy=$!
 sleep 0.5
 start G leak 2 -o endpoints=http://127.0.0.1:23799
@@ -346,7 +346,7 @@ stop K
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)
-tests/lease/faultproxy.py 23798 http://127.0.0.1:23791 "hold:/v3/kv/txn:$restb:$out/go" > "$out/proxy-rest.log" 2>&1 &
+tests/lease/faultproxy.py 23798 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/kv/txn:$restb:$out/go" > "$out/proxy-rest.log" 2>&1 &
 proxy=$!
 sleep 0.5
 start RA rest 0 -o endpoints=http://127.0.0.1:23798 -o ttl=10
