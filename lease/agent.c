@@ -751,7 +751,7 @@ static int acquire(struct agent *a)
 				say("%s: claiming nothing: an operator must look (fleet.rst, \"Restoring etcd\")",
 				    etcd_errmsg(a->e));
 			free(busy);
-			return -EINVAL;
+			return r == -EINVAL && !etcd_went_back(a->e) && !a->went_back ? -EINVAL : -ESTALE;
 		}
 		if (r == -EACCES) {
 			say("etcd refused us (user, password, or the role's permissions on %s): %s",
@@ -1146,7 +1146,7 @@ int agent_run(struct agent *a)
 			    a->prefix, etcd_errmsg(a->e));
 		else if (etcd_went_back(a->e))
 			say("%s", etcd_errmsg(a->e));
-		return r;
+		return etcd_went_back(a->e) ? -ESTALE : r;
 	}
 	r = adopt(a);
 	if (r < 0)

@@ -220,6 +220,16 @@ int lease_conf_finish(struct lease_conf *c)
 			c->ttl_s * 1000 / 3 + c->timeout_ms, c->ttl_s * 2000 / 3);
 		return -EINVAL;
 	}
+	/* A crash leaves the last grant as the floor, and the ID is free again
+	 * a TTL after the last keepalive: a window longer than the TTL would
+	 * start every such successor further ahead (a ratchet). */
+	if (c->grant_window_ms > c->ttl_s * 1000) {
+		fprintf(stderr, "uidgen-lease: grant_window_ms %ld is longer than the TTL (%ld ms): each crash hand-over would start the next holder's ID clock further ahead; use at most %ld%s\n",
+			c->grant_window_ms, c->ttl_s * 1000, c->ttl_s * 1000,
+			c->ttl_s * 1000 / 3 + c->timeout_ms > c->ttl_s * 1000 ?
+			" (and a timeout_ms of at most 2/3 of the TTL, so that a renewal round fits)" : "");
+		return -EINVAL;
+	}
 	/* Something must cover what the deadline's formula does not model
 	 * (the timer's slack, the server's 500 ms expiry check). */
 	if (c->margin_ms < 100) {

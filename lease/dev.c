@@ -75,8 +75,13 @@ static uint64_t read_clock_ms(void)
 	FILE *f = fopen("/sys/class/uidgen/uid/now_ms", "r");
 	int ok = f && fscanf(f, "%llu", &v) == 1;
 
+	static int warned;
+
 	if (f)
 		fclose(f);
+	if (!ok && !warned++)
+		fprintf(stderr, "uidgen-lease: /sys/class/uidgen/uid/now_ms: %s: grants follow the wall clock only, and callers wait at the grant if the ID clock is ahead of it (sysfs not mounted here?)\n",
+			f ? "not a number" : strerror(errno));
 	return ok ? v : wall_ms();
 }
 

@@ -324,7 +324,7 @@ static json_object *header(json_object *resp)
 
 /* -ESTALE, once and for every later call, if @resp shows a revision
  * below one seen before or another cluster ID. */
-static int check_history(struct etcd *e, json_object *resp)
+static int check_history(struct etcd *e, json_object *resp, int kv)
 {
 	json_object *h = header(resp);
 	int64_t rev = etcd_i64(h, "revision");
@@ -335,6 +335,8 @@ static int check_history(struct etcd *e, json_object *resp)
 	if (h && json_object_object_get_ex(h, "cluster_id", &idv))
 		id = strtoull(json_object_get_string(idv), NULL, 10);
 
+	if (!kv)
+		rev = 0;
 	if (!e->went_back && rev && rev < e->max_rev) {
 		snprintf(e->err, sizeof(e->err),
 			 "%s: etcd's revision went back from %lld to %lld: the store was restored from a snapshot or rebuilt",
@@ -403,7 +405,10 @@ next:
 		}
 	}
 	json_object_put(req);
-	if (!r && check_history(e, *resp)) {
+	/* Revisions only from the KV calls, which a member answers once it
+	 * has caught up; a keepalive is answered with whatever revision the
+	 * member that took it has applied, which may lag one seen before. */
+	if (!r && check_history(e, *resp, !strncmp(path, "/v3/kv/", 7))) {
 		json_object_put(*resp);
 		*resp = NULL;
 		r = -ESTALE;

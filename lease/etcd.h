@@ -46,8 +46,10 @@ void etcd_free(struct etcd *e);
  * does not exist), EACCES for a failed authentication or permission,
  * EINVAL for a request etcd rejects, EPROTO for an answer that is not
  * JSON, ESTALE (for this and every later call) once an answer shows the
- * store went back in time: a revision below one seen before, or another
- * cluster ID (restored from a snapshot, or rebuilt).
+ * store went back in time: a KV answer (range, txn) with a revision below
+ * one seen before, or another cluster ID (restored from a snapshot, or
+ * rebuilt). Keepalive answers carry the revision of whichever member took
+ * them, which may lag: they are not compared.
  */
 int etcd_call(struct etcd *e, const char *path, json_object *req,
 	      json_object **resp, uint64_t *sent_ns);

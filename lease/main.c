@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"  -V, --version          the version\n"
 		"\n"
 		"Exit status: 0 after SIGTERM or SIGINT (node revoked in the device, then\n"
-		"released in etcd), 1 on an error an operator must fix, 2 on bad usage.\n");
+		"released in etcd), 1 on an error an operator must fix, 2 on bad usage,\n"
+		"3 when etcd went back in time (restored from a snapshot, or rebuilt).\n");
 }
 
 static void on_stop(int sig)
@@ -122,5 +123,6 @@ int main(int argc, char **argv)
 	etcd_free(e);
 	lease_dev_close(d);
 	lease_conf_free_endpoints(ec.endpoints);
-	return r ? 1 : 0;
+	/* 3: etcd went back in time; the unit must not restart us into it */
+	return r == -ESTALE ? 3 : r ? 1 : 0;
 }

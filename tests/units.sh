@@ -22,6 +22,10 @@ for u in uidgen-state uidgen-lease; do
 	check "$u: loads the module first (Wants= and After= modprobe@uidgen.service)" \
 		"grep -q '^Wants=.*modprobe@uidgen\\.service' $f && grep -q '^After=.*modprobe@uidgen\\.service' $f"
 done
+# uidgen-lease exits 3 when etcd went back in time; the unit must not
+# start it again against that store by itself.
+check "uidgen-lease: exit 3 (etcd went back in time) is not restarted" \
+	"grep -q '^RestartPreventExitStatus=3\$' systemd/uidgen-lease.service && grep -q 'r == -ESTALE ? 3' lease/main.c"
 if command -v systemd-analyze > /dev/null; then
 	for f in systemd/*.service; do
 		# Binaries not installed here and man pages are no finding.

@@ -295,6 +295,8 @@ check "margin_ms 0 with rate_ppm 0: refused (exit 2), saying what to use" \
 	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o margin_ms=0 -o rate_ppm=0 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "margin_ms 0 leaves .* use at least 100" "$out/bad.log"'
 check "grant_window_ms 1000 at TTL 10: refused (exit 2), naming the least that works" \
 	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o ttl=10 -o grant_window_ms=1000 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "grant_window_ms 1000 is shorter than a renewal round (ttl/3 + timeout_ms = 5333 ms)" "$out/bad.log"'
+check "grant_window_ms longer than the TTL: refused (exit 2), it would ratchet crash hand-overs" \
+	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o ttl=5 -o grant_window_ms=15000 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "grant_window_ms 15000 is longer than the TTL (5000 ms)" "$out/bad.log"'
 check "no endpoints anywhere: refused (exit 2), saying where to set them" \
 	'timeout 5 "$agent" -c /dev/null -o cluster=x -o machine_id=x > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "no etcd endpoints: set endpoints" "$out/bad.log"'
 # 3. A floor left by a holder whose clock was 20 s ahead: the next
@@ -381,8 +383,8 @@ exited() {
 	echo "still running after $2 s"
 	return 1
 }
-check "and exits 1, claiming nothing more" \
-	'exited "${apid[RA]}" 5 && [ "$rc" = 1 ] && [ "$(grep -c " install " "$out/RA.sim.log")" = 1 ]'
+check "and exits 3 (etcd went back in time), claiming nothing more" \
+	'exited "${apid[RA]}" 5 && [ "$rc" = 3 ] && [ "$(grep -c " install " "$out/RA.sim.log")" = 1 ]'
 stop RW
 kill "$proxy"
 etcd_stop
