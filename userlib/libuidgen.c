@@ -497,28 +497,129 @@ int uidgen_info(struct uidgen *g, struct uidgen_info *info)
 	return ret < 0 ? ret : 0;
 }
 
-int uidgen_set_node(struct uidgen *g, uint32_t node)
+/*
+ * The one place libuidgen speaks to the kernel about the node's life:
+ * uapi 1.4 has one ioctl for it, UIDGEN_IOC_SET_NODE, its operation in
+ * @flags. uidgen_assign(), uidgen_renew() and uidgen_revoke() each build
+ * their request here; an ABI with an ioctl per operation changes this
+ * file's insides, not their interface. 0 or -errno.
+ */
+static int uidgen_node_ioctl(struct uidgen *g, struct uidgen_node *req)
 {
-	struct uidgen_node req = { .size = sizeof(req), .node_id = node };
 	int saved = errno, ret;
 
-	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, &req) < 0)
+	req->size = sizeof(*req);
+	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, req) < 0)
 		return UIDGEN_ERR(saved);
 	return 0;
 }
 
-int uidgen_revoke_node(struct uidgen *g)
+/*
+ * The argument structs' size rule (uidgen.h): at least the first
+ * version's @known bytes, and any bytes past what this library knows
+ * zero. 0 or -errno.
+ */
+static int uidgen_args_size(const void *args, uint32_t size, size_t known)
+{
+	const unsigned char *p = args;
+	size_t i;
+
+	if (size < known)
+		return -EINVAL;
+	for (i = known; i < size; i++)
+		if (p[i])
+			return -E2BIG;
+	return 0;
+}
+
+#define UIDGEN_ASSIGN_FLAGS	UIDGEN_ASSIGN_FLAG_NEW
+
+int uidgen_assign(struct uidgen *g, const struct uidgen_assign_args *a)
+{
+	struct uidgen_node req = { 0 };
+	int ret;
+
+	if (!a)
+		return -EFAULT;
+	ret = uidgen_args_size(a, a->size, sizeof(*a));
+	if (ret)
+		return ret;
+	if (a->flags & ~UIDGEN_ASSIGN_FLAGS)
+		return -EOPNOTSUPP;
+	if (a->reserved)
+		return -EINVAL;
+	/* The kernel judges the rest: a floor with NEW, or none without. */
+	req.flags = a->flags & UIDGEN_ASSIGN_FLAG_NEW ? UIDGEN_NODE_NEW :
+							 UIDGEN_NODE_FLOOR;
+	req.node_id = a->node;
+	req.floor_ms = a->floor_ms;
+	req.grant_ms = a->grant_ms;
+	req.deadline_ns = a->deadline_ns;
+	req.token = a->token;
+	return uidgen_node_ioctl(g, &req);
+}
+
+int uidgen_renew(struct uidgen *g, const struct uidgen_renew_args *r)
+{
+	struct uidgen_node req = { .flags = UIDGEN_NODE_RENEW };
+	int ret;
+
+	if (!r)
+		return -EFAULT;
+	ret = uidgen_args_size(r, r->size, sizeof(*r));
+	if (ret)
+		return ret;
+	if (r->flags)
+		return -EOPNOTSUPP;
+	if (r->reserved)
+		return -EINVAL;
+	req.node_id = r->node;
+	req.grant_ms = r->grant_ms;
+	req.deadline_ns = r->deadline_ns;
+	req.token = r->token;
+	return uidgen_node_ioctl(g, &req);
+}
+
+int uidgen_revoke(struct uidgen *g, uint32_t node, uint64_t token)
 {
 	struct uidgen_node req = {
-		.size = sizeof(req),
 		.flags = UIDGEN_NODE_REVOKE,
-		.node_id = UIDGEN_NODE_NONE,
+		.node_id = node,
+		.token = token,
 	};
-	int saved = errno, ret;
 
-	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, &req) < 0)
-		return UIDGEN_ERR(saved);
-	return 0;
+	return uidgen_node_ioctl(g, &req);
+}
+
+/*
+ * 1.3's assignment, which names a node ID and no floor. From 1.4 on a node
+ * ID is active only with its floor, so this changes nothing: 0 if @node is
+ * the one active, -EBUSY if another is, -ERANGE if it does not fit, else
+ * -EINVAL. A 1.3 module still assigns with it.
+ */
+int uidgen_set_node(struct uidgen *g, uint32_t node)
+{
+	struct uidgen_info info;
+	int ret;
+
+	ret = uidgen_info_sized(g, &info, sizeof(info));
+	if (ret < 0)
+		return ret;
+	if (info.version < UIDGEN_VERSION_1_4) {
+		struct uidgen_node req = { .node_id = node };
+
+		return uidgen_node_ioctl(g, &req);
+	}
+	if (node >= (1ULL << info.node_bits))
+		return -ERANGE;
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE)
+		return info.node_id == node ? 0 : -EBUSY;
+	return -EINVAL;
+}
+
+int uidgen_revoke_node(struct uidgen *g)
+{
+	return uidgen_revoke(g, UIDGEN_NODE_NONE, 0);
 }
 
 /* The layout a module loaded with no layout parameters uses. */
