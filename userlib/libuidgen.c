@@ -514,40 +514,55 @@ static int uidgen_node_ioctl(struct uidgen *g, struct uidgen_node *req)
 	return 0;
 }
 
+/* The head every argument struct begins with (uidgen.h). */
+struct uidgen_args_head {
+	uint32_t size;
+	uint32_t flags;
+	uint32_t node;
+	uint32_t reserved;
+};
+#define UIDGEN_ARGS_HEAD(type)						\
+	_Static_assert(offsetof(type, size) == 0 &&			\
+		       offsetof(type, flags) == 4 &&			\
+		       offsetof(type, reserved) == 12,			\
+		       #type " begins with struct uidgen_args_head")
+UIDGEN_ARGS_HEAD(struct uidgen_assign_args);
+UIDGEN_ARGS_HEAD(struct uidgen_renew_args);
+
 /*
- * The argument structs' size rule (uidgen.h): at least the first
- * version's @known bytes, and any bytes past what this library knows
- * zero. 0 or -errno.
+ * The argument structs' rules (uidgen.h): at least the first version's
+ * @known bytes, and any bytes past what this library knows zero; no flag
+ * outside @flags; reserved 0. 0 or -errno.
  */
-static int uidgen_args_size(const void *args, uint32_t size, size_t known)
+static int uidgen_args_check(const void *args, size_t known, uint32_t flags)
 {
 	const unsigned char *p = args;
+	struct uidgen_args_head h;
 	size_t i;
 
-	if (size < known)
+	if (!args)
+		return -EFAULT;
+	memcpy(&h, args, sizeof(h));
+	if (h.size < known)
 		return -EINVAL;
-	for (i = known; i < size; i++)
+	for (i = known; i < h.size; i++)
 		if (p[i])
 			return -E2BIG;
+	if (h.flags & ~flags)
+		return -EOPNOTSUPP;
+	if (h.reserved)
+		return -EINVAL;
 	return 0;
 }
-
-#define UIDGEN_ASSIGN_FLAGS	UIDGEN_ASSIGN_FLAG_NEW
 
 int uidgen_assign(struct uidgen *g, const struct uidgen_assign_args *a)
 {
 	struct uidgen_node req = { 0 };
 	int ret;
 
-	if (!a)
-		return -EFAULT;
-	ret = uidgen_args_size(a, a->size, sizeof(*a));
+	ret = uidgen_args_check(a, sizeof(*a), UIDGEN_ASSIGN_FLAG_NEW);
 	if (ret)
 		return ret;
-	if (a->flags & ~UIDGEN_ASSIGN_FLAGS)
-		return -EOPNOTSUPP;
-	if (a->reserved)
-		return -EINVAL;
 	/* The kernel judges the rest: a floor with NEW, or none without. */
 	req.flags = a->flags & UIDGEN_ASSIGN_FLAG_NEW ? UIDGEN_NODE_NEW :
 							 UIDGEN_NODE_FLOOR;
@@ -564,15 +579,9 @@ int uidgen_renew(struct uidgen *g, const struct uidgen_renew_args *r)
 	struct uidgen_node req = { .flags = UIDGEN_NODE_RENEW };
 	int ret;
 
-	if (!r)
-		return -EFAULT;
-	ret = uidgen_args_size(r, r->size, sizeof(*r));
+	ret = uidgen_args_check(r, sizeof(*r), 0);
 	if (ret)
 		return ret;
-	if (r->flags)
-		return -EOPNOTSUPP;
-	if (r->reserved)
-		return -EINVAL;
 	req.node_id = r->node;
 	req.grant_ms = r->grant_ms;
 	req.deadline_ns = r->deadline_ns;
