@@ -729,11 +729,9 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 			prog, node, prog);
 		return 2;
 	}
-	if (src->is_new) {
-		/* no floor */
-	} else if (src->has_floor) {
+	if (src->has_floor) {
 		floor = src->floor_ms;
-	} else {
+	} else if (!src->is_new) {
 		ret = state_read(src->state, &st);
 		if (ret == -ENOENT)
 			return fail(ret, src->state);
@@ -1001,8 +999,8 @@ static int cmd_state_save(const char *dev, const char *file)
 }
 
 /*
- * state restore: the node ID and its floor in one uidgen_assign(). The node may
- * be pending (modprobe.d node_id=N); this completes it. With
+ * state restore: the node ID and its floor in one uidgen_assign(). The node
+ * may be pending (modprobe.d node_id=N); this completes it. With
  * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
  * below are never taken from the CLI) a grant mark is persisted first and
  * given in the same call, so nothing is issued that the file does not
@@ -1012,8 +1010,8 @@ static int cmd_state_save(const char *dev, const char *file)
  * state restore with no state file yet: fine only for a node ID already
  * active as new (set-node --new, node_new=1): start the file and the grant.
  */
-static int restore_first(struct uidgen *g, struct uidgen_info *info, const char *file,
-			 unsigned long long ahead_ms)
+static int restore_first(struct uidgen *g, struct uidgen_info *info,
+			 const char *file, unsigned long long ahead_ms)
 {
 	unsigned long long grant;
 	int ret;
