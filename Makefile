@@ -109,7 +109,7 @@ module:
 userlib:
 	$(MAKE) -C userlib
 
-lease:
+lease: userlib
 	$(MAKE) -C lease
 
 selftests:

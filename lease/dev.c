@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uidgen-lease: the device backends (see dev.h). The kernel backend is a
- * thin wrapper of UIDGEN_IOC_SET_NODE / UIDGEN_IOC_INFO. The stand-in
- * keeps the node's state in a file and decides every UIDGEN_IOC_SET_NODE
- * by the kernel's own rules: module/noderules.c, compiled here with
- * kshim.h (one node in force, assignment needs NEW or FLOOR, tokens only
- * rise, a deadline revokes by itself, RENEW/REVOKE with a token must
- * match, and the same errno in the same order).
+ * uidgen-lease: the device backends (see dev.h), one table of operations
+ * each, chosen at open. The kernel backend is libuidgen's node calls
+ * (uidgen_info_sized(), uidgen_assign(), uidgen_renew(), uidgen_revoke()):
+ * the library is the one wrapper of the ABI. The stand-in keeps the
+ * node's state in a file and decides every assign, renew and revoke by
+ * the kernel's own rules: module/noderules.c, compiled here with kshim.h
+ * (one node in force, assignment needs NEW or FLOOR, tokens only rise, a
+ * deadline revokes by itself, RENEW/REVOKE with a token must match, and
+ * the same errno in the same order).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,18 +16,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/uidgen.h>
+#include <uidgen.h>
 #include "dev.h"
 #include "etcd.h"
 #include "kshim.h"
 #include "../module/noderules.h"
 
+/* What each backend does; lease_dev_open() picks one. */
+struct lease_dev_ops {
+	int (*state)(struct lease_dev *d, struct lease_dev_state *st);
+	int (*install)(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
+		       uint64_t grant_ms, uint64_t deadline_ns, uint64_t token);
+	int (*renew)(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
+		     uint64_t deadline_ns, uint64_t token);
+	int (*revoke)(struct lease_dev *d, uint64_t token);
+};
+
 struct lease_dev {
-	int fd;			/* /dev/uid, or -1 for the stand-in */
+	const struct lease_dev_ops *ops;
+	/* the kernel */
+	struct uidgen *g;	/* /dev/uid through libuidgen */
+	int lockfd;		/* /dev/uid again, flock()ed: one agent per device */
 	/* the stand-in */
 	char *sim;		/* state file */
 	int logfd;		/* its event log, sim + ".log" */
@@ -165,122 +179,19 @@ static uint64_t sim_expire(struct lease_dev *d)
 	return now;
 }
 
-int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
-		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, const char *who)
+/* --- The kernel: /dev/uid through libuidgen ------------------------------ */
+
+static int kernel_state(struct lease_dev *d, struct lease_dev_state *st)
 {
-	struct lease_dev *d = calloc(1, sizeof(*d));
-	char logp[4096];
-	FILE *f;
+	struct uidgen_info info;
+	int ret;
 
-	if (!d)
-		return -ENOMEM;
-	d->fd = -1;
-	d->logfd = -1;
-	if (!sim) {
-		int e;
-
-		d->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (d->fd < 0) {
-			e = -errno;
-			free(d);
-			return e;
-		}
-		e = lock_one(d->fd);
-		if (e) {
-			lease_dev_close(d);
-			return e;
-		}
-		*dp = d;
-		return 0;
-	}
-	d->sim = strdup(sim);
-	d->who = strdup(who);
-	snprintf(logp, sizeof(logp), "%s.log", sim);
-	d->logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (!d->sim || !d->who || d->logfd < 0) {
-		lease_dev_close(d);
-		return -EIO;
-	}
-	/* The lock is on the log: the state file is replaced on each save. */
-	{
-		int e = lock_one(d->logfd);
-
-		if (e) {
-			lease_dev_close(d);
-			return e;
-		}
-	}
-	uidgen_rules_init(&d->r, sim_node_bits);
-	d->layout.ts_bits = 63 - sim_node_bits - 5 - 12;
-	d->layout.node_bits = sim_node_bits;
-	d->layout.slot_bits = 5;
-	d->layout.seq_bits = 12;
-	d->layout.tick_us = 1000;
-	d->layout.epoch_ms = sim_epoch_ms ? sim_epoch_ms : UIDGEN_DEFAULT_EPOCH_MS;
-	f = fopen(sim, "r");
-	if (f) {
-		unsigned long long t, fl, g, dl, mt, ep = 0;
-		unsigned int nb, node;
-		long long off = 0;
-		int act, got;
-
-		got = fscanf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu", &nb, &act, &node,
-			     &t, &fl, &g, &dl, &mt, &off, &ep);
-		/* Another layout is another load: start afresh, as a reload. */
-		if (got >= 8 && nb == sim_node_bits && (got < 10 || ep == d->layout.epoch_ms)) {
-			d->clock_off_ms = got >= 9 ? off : 0;
-			d->r.floor_ms = fl;
-			d->r.max_token = mt;
-			if (act && node < UIDGEN_NODE_NONE) {
-				d->r.node = node;
-				d->r.token = t;
-				d->r.grant_ms = g;
-				d->r.deadline_ns = dl ? dl : UIDGEN_RULES_NO_DEADLINE;
-			}
-		}
-		fclose(f);
-	}
-	*dp = d;
-	return sim_save(d);
-}
-
-void lease_dev_close(struct lease_dev *d)
-{
-	if (!d)
-		return;
-	if (d->fd >= 0)
-		close(d->fd);
-	if (d->logfd >= 0)
-		close(d->logfd);
-	free(d->sim);
-	free(d->who);
-	free(d);
-}
-
-int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
-{
-	struct uidgen_info info = { .size = sizeof(info) };
-
-	if (d->fd < 0) {
-		const struct uidgen_node_rules *r = &d->r;
-
-		sim_expire(d);
-		*st = d->layout;
-		st->active = r->node != UIDGEN_NODE_NONE;
-		st->node = st->active ? r->node : 0;
-		st->token = r->token;
-		st->floor_ms = r->floor_ms;
-		st->grant_ms = r->grant_ms;
-		st->deadline_ns = r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns;
-		st->clock_ms = sim_clock_ms(d);
-		st->high_water_ms = d->high_water_ms;	/* sim_expire() took it */
-		return 0;
-	}
-	if (ioctl(d->fd, UIDGEN_IOC_INFO, &info) < 0)
-		return -errno;
+	ret = uidgen_info_sized(d->g, &info, sizeof(info));
+	if (ret < 0)
+		return ret;
 	memset(st, 0, sizeof(*st));
 	st->node_bits = info.node_bits;
-	if (info.size < UIDGEN_INFO_SIZE_VER1) {
+	if (ret < UIDGEN_INFO_SIZE_VER1) {
 		/* a module older than 1.4: no node life to guard */
 		return -EOPNOTSUPP;
 	}
@@ -302,13 +213,70 @@ int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
 	return 0;
 }
 
-static int set_node(struct lease_dev *d, struct uidgen_node *n)
+static int kernel_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
+			  uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
 {
-	return ioctl(d->fd, UIDGEN_IOC_SET_NODE, n) < 0 ? -errno : 0;
+	struct uidgen_assign_args a = {
+		.size = sizeof(a),
+		.flags = floor_ms == LEASE_FLOOR_NEW ? UIDGEN_ASSIGN_FLAG_NEW : 0,
+		.node = node,
+		.floor_ms = floor_ms == LEASE_FLOOR_NEW ? 0 : floor_ms,
+		.grant_ms = grant_ms,
+		.deadline_ns = deadline_ns,
+		.token = token,
+	};
+
+	return uidgen_assign(d->g, &a);
 }
 
-/* The stand-in's UIDGEN_IOC_SET_NODE: the kernel's own rules
- * (module/noderules.c), carried out on the state file and its log. */
+static int kernel_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
+			uint64_t deadline_ns, uint64_t token)
+{
+	struct uidgen_renew_args r = {
+		.size = sizeof(r),
+		.node = node,
+		.grant_ms = grant_ms,
+		.deadline_ns = deadline_ns,
+		.token = token,
+	};
+
+	return uidgen_renew(d->g, &r);
+}
+
+static int kernel_revoke(struct lease_dev *d, uint64_t token)
+{
+	return uidgen_revoke(d->g, UIDGEN_NODE_NONE, token);
+}
+
+static const struct lease_dev_ops kernel_ops = {
+	.state = kernel_state,
+	.install = kernel_install,
+	.renew = kernel_renew,
+	.revoke = kernel_revoke,
+};
+
+/* --- The stand-in: the kernel's rules on a state file -------------------- */
+
+static int sim_state(struct lease_dev *d, struct lease_dev_state *st)
+{
+	const struct uidgen_node_rules *r = &d->r;
+
+	sim_expire(d);
+	*st = d->layout;
+	st->active = r->node != UIDGEN_NODE_NONE;
+	st->node = st->active ? r->node : 0;
+	st->token = r->token;
+	st->floor_ms = r->floor_ms;
+	st->grant_ms = r->grant_ms;
+	st->deadline_ns = r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns;
+	st->clock_ms = sim_clock_ms(d);
+	st->high_water_ms = d->high_water_ms;	/* sim_expire() took it */
+	return 0;
+}
+
+/* One assign, renew or revoke, as the kernel's UIDGEN_IOC_SET_NODE takes
+ * it, decided by the kernel's own rules (module/noderules.c) and carried
+ * out on the state file and its log. */
 static int sim_set_node(struct lease_dev *d, const struct uidgen_node *n)
 {
 	uint64_t now = sim_expire(d);
@@ -343,8 +311,8 @@ static int sim_set_node(struct lease_dev *d, const struct uidgen_node *n)
 	return ret;
 }
 
-int lease_dev_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
-		      uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
+static int sim_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
+		       uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
 {
 	struct uidgen_node n = {
 		.size = sizeof(n),
@@ -356,13 +324,11 @@ int lease_dev_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 		.token = token,
 	};
 
-	if (d->fd >= 0)
-		return set_node(d, &n);
 	return sim_set_node(d, &n);
 }
 
-int lease_dev_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
-		    uint64_t deadline_ns, uint64_t token)
+static int sim_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
+		     uint64_t deadline_ns, uint64_t token)
 {
 	struct uidgen_node n = {
 		.size = sizeof(n),
@@ -373,12 +339,10 @@ int lease_dev_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 		.token = token,
 	};
 
-	if (d->fd >= 0)
-		return set_node(d, &n);
 	return sim_set_node(d, &n);
 }
 
-int lease_dev_revoke(struct lease_dev *d, uint64_t token)
+static int sim_revoke(struct lease_dev *d, uint64_t token)
 {
 	struct uidgen_node n = {
 		.size = sizeof(n),
@@ -387,7 +351,135 @@ int lease_dev_revoke(struct lease_dev *d, uint64_t token)
 		.token = token,
 	};
 
-	if (d->fd >= 0)
-		return set_node(d, &n);
 	return sim_set_node(d, &n);
+}
+
+static const struct lease_dev_ops sim_ops = {
+	.state = sim_state,
+	.install = sim_install,
+	.renew = sim_renew,
+	.revoke = sim_revoke,
+};
+
+/* --- Opening one or the other, and the calls ------------------------------ */
+
+static int kernel_open(struct lease_dev *d, const char *path)
+{
+	int e;
+
+	d->ops = &kernel_ops;
+	d->lockfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->lockfd < 0)
+		return -errno;
+	e = lock_one(d->lockfd);
+	if (e)
+		return e;
+	return uidgen_open(&d->g, path);
+}
+
+static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits,
+		    uint64_t sim_epoch_ms, const char *who)
+{
+	char logp[4096];
+	FILE *f;
+	int e;
+
+	d->ops = &sim_ops;
+	d->sim = strdup(sim);
+	d->who = strdup(who);
+	snprintf(logp, sizeof(logp), "%s.log", sim);
+	d->logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (!d->sim || !d->who || d->logfd < 0)
+		return -EIO;
+	/* The lock is on the log: the state file is replaced on each save. */
+	e = lock_one(d->logfd);
+	if (e)
+		return e;
+	uidgen_rules_init(&d->r, sim_node_bits);
+	d->layout.ts_bits = 63 - sim_node_bits - 5 - 12;
+	d->layout.node_bits = sim_node_bits;
+	d->layout.slot_bits = 5;
+	d->layout.seq_bits = 12;
+	d->layout.tick_us = 1000;
+	d->layout.epoch_ms = sim_epoch_ms ? sim_epoch_ms : UIDGEN_DEFAULT_EPOCH_MS;
+	f = fopen(sim, "r");
+	if (f) {
+		unsigned long long t, fl, g, dl, mt, ep = 0;
+		unsigned int nb, node;
+		long long off = 0;
+		int act, got;
+
+		got = fscanf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu", &nb, &act, &node,
+			     &t, &fl, &g, &dl, &mt, &off, &ep);
+		/* Another layout is another load: start afresh, as a reload. */
+		if (got >= 8 && nb == sim_node_bits && (got < 10 || ep == d->layout.epoch_ms)) {
+			d->clock_off_ms = got >= 9 ? off : 0;
+			d->r.floor_ms = fl;
+			d->r.max_token = mt;
+			if (act && node < UIDGEN_NODE_NONE) {
+				d->r.node = node;
+				d->r.token = t;
+				d->r.grant_ms = g;
+				d->r.deadline_ns = dl ? dl : UIDGEN_RULES_NO_DEADLINE;
+			}
+		}
+		fclose(f);
+	}
+	return sim_save(d);
+}
+
+int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
+		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, const char *who)
+{
+	struct lease_dev *d = calloc(1, sizeof(*d));
+	int e;
+
+	if (!d)
+		return -ENOMEM;
+	d->lockfd = -1;
+	d->logfd = -1;
+	e = sim ? sim_open(d, sim, sim_node_bits, sim_epoch_ms, who) :
+		  kernel_open(d, path);
+	if (e) {
+		lease_dev_close(d);
+		return e;
+	}
+	*dp = d;
+	return 0;
+}
+
+void lease_dev_close(struct lease_dev *d)
+{
+	if (!d)
+		return;
+	uidgen_close(d->g);
+	if (d->lockfd >= 0)
+		close(d->lockfd);
+	if (d->logfd >= 0)
+		close(d->logfd);
+	free(d->sim);
+	free(d->who);
+	free(d);
+}
+
+int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st)
+{
+	return d->ops->state(d, st);
+}
+
+int lease_dev_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
+		      uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
+{
+	return d->ops->install(d, node, floor_ms, grant_ms, deadline_ns, token);
+}
+
+int lease_dev_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
+		    uint64_t deadline_ns, uint64_t token)
+{
+	return d->ops->renew(d, node, grant_ms, deadline_ns, token);
+}
+
+int lease_dev_revoke(struct lease_dev *d, uint64_t token)
+{
+	return d->ops->revoke(d, token);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * uidgen-lease: the node-life operations on the device the agent guards.
- * Two backends: the kernel's /dev/uid (UIDGEN_IOC_SET_NODE and
- * UIDGEN_IOC_INFO of uapi 1.4), and a stand-in that keeps the same state
- * and rules in a file, for running hundreds of agents on one machine
- * (--device-sim). The stand-in logs every change with its
- * CLOCK_BOOTTIME time so that a checker can prove no node ID was in force
- * on two agents at once.
+ * Two backends: the kernel's /dev/uid (libuidgen's uidgen_assign(),
+ * uidgen_renew(), uidgen_revoke() and uidgen_info_sized() on uapi 1.4),
+ * and a stand-in that keeps the same state and rules in a file, for
+ * running hundreds of agents on one machine (--device-sim). The stand-in
+ * logs every change with its CLOCK_BOOTTIME time so that a checker can
+ * prove no node ID was in force on two agents at once.
  */
 #ifndef UIDGEN_LEASE_DEV_H
 #define UIDGEN_LEASE_DEV_H

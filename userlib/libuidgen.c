@@ -497,28 +497,138 @@ int uidgen_info(struct uidgen *g, struct uidgen_info *info)
 	return ret < 0 ? ret : 0;
 }
 
-int uidgen_set_node(struct uidgen *g, uint32_t node)
+/*
+ * The one place libuidgen speaks to the kernel about the node's life:
+ * uapi 1.4 has one ioctl for it, UIDGEN_IOC_SET_NODE, its operation in
+ * @flags. uidgen_assign(), uidgen_renew() and uidgen_revoke() each build
+ * their request here; an ABI with an ioctl per operation changes this
+ * file's insides, not their interface. 0 or -errno.
+ */
+static int uidgen_node_ioctl(struct uidgen *g, struct uidgen_node *req)
 {
-	struct uidgen_node req = { .size = sizeof(req), .node_id = node };
 	int saved = errno, ret;
 
-	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, &req) < 0)
+	req->size = sizeof(*req);
+	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, req) < 0)
 		return UIDGEN_ERR(saved);
 	return 0;
 }
 
-int uidgen_revoke_node(struct uidgen *g)
+/* The head every argument struct begins with (uidgen.h). */
+struct uidgen_args_head {
+	uint32_t size;
+	uint32_t flags;
+	uint32_t node;
+	uint32_t reserved;
+};
+#define UIDGEN_ARGS_HEAD(type)						\
+	_Static_assert(offsetof(type, size) == 0 &&			\
+		       offsetof(type, flags) == 4 &&			\
+		       offsetof(type, reserved) == 12,			\
+		       #type " begins with struct uidgen_args_head")
+UIDGEN_ARGS_HEAD(struct uidgen_assign_args);
+UIDGEN_ARGS_HEAD(struct uidgen_renew_args);
+
+/*
+ * The argument structs' rules (uidgen.h): at least the first version's
+ * @known bytes, and any bytes past what this library knows zero; no flag
+ * outside @flags; reserved 0. 0 or -errno.
+ */
+static int uidgen_args_check(const void *args, size_t known, uint32_t flags)
+{
+	const unsigned char *p = args;
+	struct uidgen_args_head h;
+	size_t i;
+
+	if (!args)
+		return -EFAULT;
+	memcpy(&h, args, sizeof(h));
+	if (h.size < known)
+		return -EINVAL;
+	for (i = known; i < h.size; i++)
+		if (p[i])
+			return -E2BIG;
+	if (h.flags & ~flags)
+		return -EOPNOTSUPP;
+	if (h.reserved)
+		return -EINVAL;
+	return 0;
+}
+
+int uidgen_assign(struct uidgen *g, const struct uidgen_assign_args *a)
+{
+	struct uidgen_node req = { 0 };
+	int ret;
+
+	ret = uidgen_args_check(a, sizeof(*a), UIDGEN_ASSIGN_FLAG_NEW);
+	if (ret)
+		return ret;
+	/* The kernel judges the rest: a floor with NEW, or none without. */
+	req.flags = a->flags & UIDGEN_ASSIGN_FLAG_NEW ? UIDGEN_NODE_NEW :
+							 UIDGEN_NODE_FLOOR;
+	req.node_id = a->node;
+	req.floor_ms = a->floor_ms;
+	req.grant_ms = a->grant_ms;
+	req.deadline_ns = a->deadline_ns;
+	req.token = a->token;
+	return uidgen_node_ioctl(g, &req);
+}
+
+int uidgen_renew(struct uidgen *g, const struct uidgen_renew_args *r)
+{
+	struct uidgen_node req = { .flags = UIDGEN_NODE_RENEW };
+	int ret;
+
+	ret = uidgen_args_check(r, sizeof(*r), 0);
+	if (ret)
+		return ret;
+	req.node_id = r->node;
+	req.grant_ms = r->grant_ms;
+	req.deadline_ns = r->deadline_ns;
+	req.token = r->token;
+	return uidgen_node_ioctl(g, &req);
+}
+
+int uidgen_revoke(struct uidgen *g, uint32_t node, uint64_t token)
 {
 	struct uidgen_node req = {
-		.size = sizeof(req),
 		.flags = UIDGEN_NODE_REVOKE,
-		.node_id = UIDGEN_NODE_NONE,
+		.node_id = node,
+		.token = token,
 	};
-	int saved = errno, ret;
 
-	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, &req) < 0)
-		return UIDGEN_ERR(saved);
-	return 0;
+	return uidgen_node_ioctl(g, &req);
+}
+
+/*
+ * 1.3's assignment, which names a node ID and no floor. From 1.4 on a node
+ * ID is active only with its floor, so this changes nothing: 0 if @node is
+ * the one active, -EBUSY if another is, -ERANGE if it does not fit, else
+ * -EINVAL. A 1.3 module still assigns with it.
+ */
+int uidgen_set_node(struct uidgen *g, uint32_t node)
+{
+	struct uidgen_info info;
+	int ret;
+
+	ret = uidgen_info_sized(g, &info, sizeof(info));
+	if (ret < 0)
+		return ret;
+	if (info.version < UIDGEN_VERSION_1_4) {
+		struct uidgen_node req = { .node_id = node };
+
+		return uidgen_node_ioctl(g, &req);
+	}
+	if (node >= (1ULL << info.node_bits))
+		return -ERANGE;
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE)
+		return info.node_id == node ? 0 : -EBUSY;
+	return -EINVAL;
+}
+
+int uidgen_revoke_node(struct uidgen *g)
+{
+	return uidgen_revoke(g, UIDGEN_NODE_NONE, 0);
 }
 
 /* The layout a module loaded with no layout parameters uses. */

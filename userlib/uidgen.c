@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,18 +38,19 @@ struct keep_opts {
 /* The device the command works on: -d, or UIDGEN_DEVICE. */
 static const char *device = UIDGEN_DEVICE;
 
-static int node_info(int fd, struct uidgen_info *info);
+static int node_info(struct uidgen *g, struct uidgen_info *info);
 
-/* Does @dev answer UIDGEN_IOC_INFO (any module version)? */
+/* Does @dev answer uidgen_info() (any module version)? */
 static int is_uidgen_dev(const char *dev)
 {
 	struct uidgen_info info;
-	int fd = open(dev, O_RDONLY | O_CLOEXEC), ok;
+	struct uidgen *g;
+	int ok;
 
-	if (fd < 0)
+	if (uidgen_open(&g, dev))
 		return 0;
-	ok = !node_info(fd, &info);
-	close(fd);
+	ok = !node_info(g, &info);
+	uidgen_close(g);
 	return ok;
 }
 
@@ -363,22 +363,20 @@ static int cmd_info(const char *dev)
 	struct uidgen_parts p;
 	struct uidgen *g;
 	char when[64];
-	int fd, ret, pending = 0;
+	int ret, pending;
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
 	ret = uidgen_info(g, &info);
-	uidgen_close(g);
-	if (ret)
+	if (ret) {
+		uidgen_close(g);
 		return fail(ret, "reading the layout");
-	/* The node's state, at the size this program knows (1.4). */
-	fd = open(dev, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		pending = !node_info(fd, &node) &&
-			  node.node_state == UIDGEN_NODE_STATE_PENDING;
-		close(fd);
 	}
+	/* The node's state, at the size this program knows (1.4). */
+	pending = !node_info(g, &node) &&
+		  node.node_state == UIDGEN_NODE_STATE_PENDING;
+	uidgen_close(g);
 
 	printf("device:    %s\n", dev);
 	printf("version:   %u.%u.%u\n", info.version >> 16,
@@ -424,51 +422,65 @@ static int read_u64(const char *path, unsigned long long *v)
 	return ret;
 }
 
-/* Open the device for the node ioctls; fd or -errno (said on stderr). */
-static int node_dev_open(const char *dev)
+/* Open the device for the node calls; NULL after saying why on stderr. */
+static struct uidgen *node_dev_open(const char *dev)
 {
-	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+	struct uidgen *g;
+	int ret = uidgen_open(&g, dev);
 
-	if (fd < 0) {
-		fail_open(-errno, dev);
-		return -1;
+	if (ret) {
+		fail_open(ret, dev);
+		return NULL;
 	}
-	return fd;
+	return g;
 }
 
 /*
- * UIDGEN_IOC_INFO at the 1.4 size. A 1.3 module fills only the first 48
- * bytes and leaves @size alone: node_state then reads as what node_id
+ * The node's state, at the size this program knows (1.4). A 1.3 module
+ * fills only the first 48 bytes: node_state then reads as what node_id
  * says, and the 1.4 fields stay 0.
  */
-static int node_info(int fd, struct uidgen_info *info)
+static int node_info(struct uidgen *g, struct uidgen_info *info)
 {
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	if (ioctl(fd, UIDGEN_IOC_INFO, info) < 0)
-		return -errno;
+	int ret = uidgen_info_sized(g, info, sizeof(*info));
+
+	if (ret < 0)
+		return ret;
 	if (info->version < UIDGEN_V14)
 		info->node_state = info->node_id == UIDGEN_NODE_NONE ?
 			UIDGEN_NODE_STATE_NONE : UIDGEN_NODE_STATE_ACTIVE;
 	return 0;
 }
 
-/* UIDGEN_IOC_SET_NODE at the 1.4 size; 0 or -errno. */
-static int node_ioctl(int fd, uint32_t flags, uint32_t node,
-		      unsigned long long floor_ms, unsigned long long grant_ms)
+/* Assign @node, new or with @floor_ms, and @grant_ms (0: none); 0 or -errno. */
+static int node_assign(struct uidgen *g, uint32_t node, int is_new,
+		       unsigned long long floor_ms, unsigned long long grant_ms)
 {
-	struct uidgen_node req = {
-		.size = sizeof(req),
-		.flags = flags,
-		.node_id = node,
+	struct uidgen_assign_args a = {
+		.size = sizeof(a),
+		.flags = is_new ? UIDGEN_ASSIGN_FLAG_NEW : 0,
+		.node = node,
 		.floor_ms = floor_ms,
 		.grant_ms = grant_ms,
 	};
 
-	return ioctl(fd, UIDGEN_IOC_SET_NODE, &req) < 0 ? -errno : 0;
+	return uidgen_assign(g, &a);
 }
 
-/* Say what a failed SET_NODE means here, the errno first. */
+/* Raise the grant of @node, the node ID in force; 0 or -errno. */
+static int node_renew(struct uidgen *g, uint32_t node,
+		      unsigned long long grant_ms)
+{
+	struct uidgen_renew_args r = {
+		.size = sizeof(r),
+		.node = node,
+		.grant_ms = grant_ms,
+	};
+
+	return uidgen_renew(g, &r);
+}
+
+/* Say what a failed assign, renew or revoke means here, the errno first. */
 static int fail_node(int err, const char *what, uint32_t node)
 {
 	fail(err, what);
@@ -691,9 +703,9 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 			const struct floor_src *src)
 {
 	unsigned long long node, floor = 0;
-	uint32_t flags;
 	struct state st;
-	int fd, ret;
+	struct uidgen *g;
+	int ret;
 
 	if (argc != 1) {
 		fprintf(stderr, "%s: set-node needs exactly one node ID: see '%s set-node --help'\n",
@@ -717,12 +729,9 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 			prog, node, prog);
 		return 2;
 	}
-	flags = UIDGEN_NODE_FLOOR;
-	if (src->is_new) {
-		flags = UIDGEN_NODE_NEW;
-	} else if (src->has_floor) {
+	if (src->has_floor) {
 		floor = src->floor_ms;
-	} else {
+	} else if (!src->is_new) {
 		ret = state_read(src->state, &st);
 		if (ret == -ENOENT)
 			return fail(ret, src->state);
@@ -735,11 +744,11 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 		}
 		floor = st.floor_ms;
 	}
-	fd = node_dev_open(dev);
-	if (fd < 0)
+	g = node_dev_open(dev);
+	if (!g)
 		return 1;
-	ret = node_ioctl(fd, flags, node, floor, 0);
-	close(fd);
+	ret = node_assign(g, node, src->is_new, floor, 0);
+	uidgen_close(g);
 	if (ret)
 		return fail_node(ret, "set-node", node);
 	if (src->is_new)
@@ -795,8 +804,9 @@ static int cmd_stats(const char *dev)
 	struct uidgen_info info;
 	unsigned long long v;
 	char path[256], line[256];
-	int fd, ret, have_info = 0;
+	int ret, have_info = 0;
 	struct timespec boot;
+	struct uidgen *g;
 	FILE *f;
 	size_t i;
 
@@ -811,10 +821,9 @@ static int cmd_stats(const char *dev)
 			return fail(ret, path);
 		print_ms(times[i], v);
 	}
-	fd = open(dev, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		have_info = !node_info(fd, &info) && info.version >= UIDGEN_V14;
-		close(fd);
+	if (!uidgen_open(&g, dev)) {
+		have_info = !node_info(g, &info) && info.version >= UIDGEN_V14;
+		uidgen_close(g);
 	}
 	if (have_info) {
 		printf("%-15s %s\n", "node_state",
@@ -939,32 +948,33 @@ static int cmd_state_save(const char *dev, const char *file)
 	struct uidgen_info info;
 	unsigned long long floor;
 	uint32_t node;
-	int fd, ret;
+	struct uidgen *g;
+	int ret;
 
-	fd = node_dev_open(dev);
-	if (fd < 0)
+	g = node_dev_open(dev);
+	if (!g)
 		return 1;
-	ret = node_info(fd, &info);
+	ret = node_info(g, &info);
 	if (ret) {
-		close(fd);
+		uidgen_close(g);
 		return fail(ret, "reading the node state");
 	}
 	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
-		close(fd);
+		uidgen_close(g);
 		printf("no node ID active: %s left as it is\n", file);
 		return 0;
 	}
 	node = info.node_id;
 	if (!state_owner_ok(file, node)) {
-		close(fd);
+		uidgen_close(g);
 		return 1;
 	}
-	ret = node_ioctl(fd, UIDGEN_NODE_REVOKE, UIDGEN_NODE_NONE, 0, 0);
+	ret = uidgen_revoke(g, UIDGEN_NODE_NONE, 0);
 	if (!ret) {
 		floor = info.floor_ms;
-		ret = node_info(fd, &info);
+		ret = node_info(g, &info);
 	}
-	close(fd);
+	uidgen_close(g);
 	if (ret)
 		return fail_node(ret, "revoking the node ID", node);
 	floor = max_ull(floor, info.high_water_ms);
@@ -989,8 +999,8 @@ static int cmd_state_save(const char *dev, const char *file)
 }
 
 /*
- * state restore: the node ID and its floor in one SET_NODE. The node may
- * be pending (modprobe.d node_id=N); this completes it. With
+ * state restore: the node ID and its floor in one uidgen_assign(). The node
+ * may be pending (modprobe.d node_id=N); this completes it. With
  * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
  * below are never taken from the CLI) a grant mark is persisted first and
  * given in the same call, so nothing is issued that the file does not
@@ -1000,29 +1010,29 @@ static int cmd_state_save(const char *dev, const char *file)
  * state restore with no state file yet: fine only for a node ID already
  * active as new (set-node --new, node_new=1): start the file and the grant.
  */
-static int restore_first(int fd, struct uidgen_info *info, const char *file,
-			 unsigned long long ahead_ms)
+static int restore_first(struct uidgen *g, struct uidgen_info *info,
+			 const char *file, unsigned long long ahead_ms)
 {
 	unsigned long long grant;
 	int ret;
 
 	if (info->node_state != UIDGEN_NODE_STATE_ACTIVE) {
-		close(fd);
+		uidgen_close(g);
 		fail(-ENOENT, file);
 		fprintf(stderr, "%s: no state yet: if this node ID has never issued an ID, start it once with '%s set-node N --new' (or node_new=1); if it has, bring its state file from where it ran\n",
 			prog, prog);
 		return 1;
 	}
 	if (!ahead_ms) {
-		close(fd);
+		uidgen_close(g);
 		printf("no %s yet; node ID %u is active\n", file, info->node_id);
 		return 0;
 	}
 	grant = grant_mark(info, ahead_ms);
 	ret = state_write(file, info->node_id, grant);
 	if (!ret)
-		ret = node_ioctl(fd, UIDGEN_NODE_RENEW, info->node_id, 0, grant);
-	close(fd);
+		ret = node_renew(g, info->node_id, grant);
+	uidgen_close(g);
 	if (ret)
 		return fail(ret, file);
 	printf("no %s yet; node ID %u is active: started it, grant %llu ms\n",
@@ -1037,25 +1047,26 @@ static int cmd_state_restore(const char *dev, const char *file,
 	unsigned long long grant = 0;
 	struct state st;
 	uint32_t node;
-	int fd, ret, err;
+	struct uidgen *g;
+	int ret, err;
 
 	ret = state_read(file, &st);
 	if (ret > 0)
 		return ret;
-	fd = node_dev_open(dev);
-	if (fd < 0)
+	g = node_dev_open(dev);
+	if (!g)
 		return 1;
-	err = node_info(fd, &info);
+	err = node_info(g, &info);
 	if (err) {
-		close(fd);
+		uidgen_close(g);
 		return fail(err, "reading the node state");
 	}
 	if (ret == -ENOENT)
-		return restore_first(fd, &info, file, ahead_ms);
+		return restore_first(g, &info, file, ahead_ms);
 	if (st.node == UIDGEN_NODE_NONE) {
 		/* An old file with a floor only: for the pending node. */
 		if (info.node_state == UIDGEN_NODE_STATE_NONE) {
-			close(fd);
+			uidgen_close(g);
 			fprintf(stderr, "%s: %s has no node_id= line and no node ID is pending: load the module with node_id=N\n",
 				prog, file);
 			return 1;
@@ -1063,7 +1074,7 @@ static int cmd_state_restore(const char *dev, const char *file,
 		st.node = info.node_id;
 	} else if (info.node_state != UIDGEN_NODE_STATE_NONE &&
 		   info.node_id != st.node) {
-		close(fd);
+		uidgen_close(g);
 		fprintf(stderr, "%s: %s is node ID %llu's state, but node ID %u is %s\n",
 			prog, file, st.node, info.node_id,
 			info.node_state == UIDGEN_NODE_STATE_PENDING ? "pending" : "active");
@@ -1077,7 +1088,7 @@ static int cmd_state_restore(const char *dev, const char *file,
 	 */
 	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE &&
 	    (info.floor_ms >= st.floor_ms || info.grant_ms >= st.floor_ms)) {
-		close(fd);
+		uidgen_close(g);
 		printf("node ID %u already active, its floor or grant at or above %s's floor_ms=%llu: nothing to restore\n",
 		       node, file, st.floor_ms);
 		return 0;
@@ -1091,12 +1102,12 @@ static int cmd_state_restore(const char *dev, const char *file,
 		grant = grant_mark(&info, ahead_ms);
 		ret = state_write(file, node, grant);
 		if (ret) {
-			close(fd);
+			uidgen_close(g);
 			return fail(ret, file);
 		}
 	}
-	ret = node_ioctl(fd, UIDGEN_NODE_FLOOR, node, st.floor_ms, grant);
-	close(fd);
+	ret = node_assign(g, node, 0, st.floor_ms, grant);
+	uidgen_close(g);
 	if (ret)
 		return fail_node(ret, "state restore", node);
 	if (grant)
@@ -1135,61 +1146,62 @@ static int keep_round(const char *dev, const char *file,
 {
 	struct uidgen_info info;
 	unsigned long long grant;
-	int fd, lock, ret;
+	struct uidgen *g;
+	int lock, ret;
 
-	fd = open(dev, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	ret = uidgen_open(&g, dev);
+	if (ret) {
 		if (*said != 1)
 			fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, dev,
-				strerror(errno));
+				strerror(-ret));
 		*said = 1;
 		return 0;
 	}
-	ret = node_info(fd, &info);
+	ret = node_info(g, &info);
 	if (!ret && info.version < UIDGEN_V14)
 		ret = -EOPNOTSUPP;
 	if (ret) {
-		close(fd);
+		uidgen_close(g);
 		fail(ret, "reading the node state");
 		if (ret == -EOPNOTSUPP)
 			fprintf(stderr, "%s: the loaded module predates grants (uapi 1.4)\n", prog);
 		return 1;
 	}
 	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
-		close(fd);
+		uidgen_close(g);
 		if (*said != 2)
 			fprintf(stderr, "%s: no node ID active; waiting for one\n", prog);
 		*said = 2;
 		return 0;
 	}
 	if (!state_owner_ok(file, info.node_id)) {
-		close(fd);
+		uidgen_close(g);
 		return 1;
 	}
 	lock = state_lock(file, ".lock", 0);
 	if (lock < 0) {
-		close(fd);
+		uidgen_close(g);
 		fail(lock, "locking the state file");
 		*said = 3;
 		return 0;
 	}
 	/* Under the lock: the grant in force, then the mark above it. */
-	ret = node_info(fd, &info);
+	ret = node_info(g, &info);
 	grant = grant_mark(&info, ahead_ms);
 	if (!ret)
 		ret = state_write(file, info.node_id, grant);
 	if (ret) {
 		close(lock);
-		close(fd);
+		uidgen_close(g);
 		/* No renew: callers wait at the old grant rather than outrun the file. */
 		fprintf(stderr, "%s: persisting to %s: %s; grant left at %llu ms\n",
 			prog, file, strerror(-ret), (unsigned long long)info.grant_ms);
 		*said = 3;
 		return 0;
 	}
-	ret = node_ioctl(fd, UIDGEN_NODE_RENEW, info.node_id, 0, grant);
+	ret = node_renew(g, info.node_id, grant);
 	close(lock);
-	close(fd);
+	uidgen_close(g);
 	if (ret) {
 		fail_node(ret, "raising the grant", info.node_id);
 		*said = 3;

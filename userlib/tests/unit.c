@@ -378,6 +378,203 @@ static void test_errors_keep_errno(void)
 	}
 }
 
+/*
+ * The node calls' own checks, before any ioctl: on /dev/null they fail
+ * with the library's errno, and with ENOTTY once the request is good.
+ */
+static void test_node_args(void)
+{
+	struct {
+		struct uidgen_assign_args a;
+		uint64_t tail;
+	} big;
+	struct uidgen_assign_args a = { .size = sizeof(a), .node = 1, .floor_ms = 1 };
+	struct uidgen_renew_args r = { .size = sizeof(r), .node = 1 };
+	struct uidgen *g;
+
+	if (uidgen_open(&g, "/dev/null")) {
+		CHECK(0, "open /dev/null");
+		return;
+	}
+	errno = 1234;
+	CHECK(uidgen_assign(g, &a) == -ENOTTY, "assign reaches the ioctl");
+	CHECK(uidgen_renew(g, &r) == -ENOTTY, "renew reaches the ioctl");
+	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, 0) == -ENOTTY, "revoke");
+	CHECK(uidgen_revoke_node(g) == -ENOTTY, "revoke_node");
+	CHECK(uidgen_assign(g, NULL) == -EFAULT, "assign NULL");
+	CHECK(uidgen_renew(g, NULL) == -EFAULT, "renew NULL");
+	a.size = sizeof(a) - 1;
+	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, short size");
+	a.size = 0;
+	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, size 0");
+	a.size = sizeof(a);
+	a.flags = 0x2;
+	CHECK(uidgen_assign(g, &a) == -EOPNOTSUPP, "assign, unknown flag");
+	a.flags = UIDGEN_ASSIGN_FLAG_NEW;
+	a.reserved = 1;
+	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, reserved");
+	r.size = sizeof(r) - 8;
+	CHECK(uidgen_renew(g, &r) == -EINVAL, "renew, short size");
+	r.size = sizeof(r);
+	r.flags = 1;
+	CHECK(uidgen_renew(g, &r) == -EOPNOTSUPP, "renew, any flag");
+	r.flags = 0;
+	r.reserved = 1;
+	CHECK(uidgen_renew(g, &r) == -EINVAL, "renew, reserved");
+	/* A newer program's larger struct: taken while its tail is zero. */
+	memset(&big, 0, sizeof(big));
+	big.a.size = sizeof(big);
+	big.a.node = 1;
+	big.a.floor_ms = 1;
+	CHECK(uidgen_assign(g, &big.a) == -ENOTTY, "larger, zero tail");
+	big.tail = 1ULL << 60;
+	CHECK(uidgen_assign(g, &big.a) == -E2BIG, "larger, tail not zero");
+	CHECK(errno == 1234, "errno untouched: %d", errno);
+	uidgen_close(g);
+}
+
+static uint64_t boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The node's state at the library's (1.4) size; 0 on success. */
+static int node_state(struct uidgen *g, struct uidgen_info *in)
+{
+	return uidgen_info_sized(g, in, sizeof(*in)) == sizeof(*in) ? 0 : -1;
+}
+
+/*
+ * Assign, renew and revoke on the device, each errno the kernel gives,
+ * and the node ID left active again at the end, with no grant or
+ * deadline. Needs root.
+ */
+static void test_node_calls(void)
+{
+	struct uidgen_assign_args a = { .size = sizeof(a) };
+	struct uidgen_renew_args r = { .size = sizeof(r) };
+	uint64_t id, floor, deadline, token;
+	struct uidgen_info in, now;
+	struct uidgen_parts p;
+	uint32_t node;
+	struct uidgen *g;
+	pid_t pid;
+	int st;
+
+	if (uidgen_open(&g, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	if (node_state(g, &in) || in.node_state != UIDGEN_NODE_STATE_ACTIVE) {
+		CHECK(0, "an active node ID to start with");
+		uidgen_close(g);
+		return;
+	}
+	node = in.node_id;
+	CHECK(uidgen_next(g, &id) == 0, "issues");
+
+	/* uidgen_set_node(): names the active one, assigns nothing. */
+	CHECK(uidgen_set_node(g, node) == 0, "set_node of the active node");
+	CHECK(uidgen_set_node(g, node ^ 1) == -EBUSY, "set_node of another");
+	CHECK(uidgen_set_node(g, 1U << in.node_bits) == -ERANGE, "set_node too wide");
+
+	/* Renew: the request first, then the state. */
+	r.node = node;
+	r.deadline_ns = 1;
+	CHECK(uidgen_renew(g, &r) == -ETIME, "renew, deadline past");
+	r.deadline_ns = 0;
+	r.node = node ^ 1;
+	CHECK(uidgen_renew(g, &r) == -ESTALE, "renew of another node");
+	r.node = node;
+	r.grant_ms = in.high_water_ms + 3600000;
+	deadline = boottime_ns() + 3600000000000ULL;
+	r.deadline_ns = deadline;
+	CHECK(uidgen_renew(g, &r) == 0, "renew");
+	CHECK(node_state(g, &now) == 0 && now.grant_ms >= r.grant_ms &&
+	      now.grant_ms < r.grant_ms + 1000, "grant %llu for %llu",
+	      (unsigned long long)now.grant_ms, (unsigned long long)r.grant_ms);
+	CHECK(now.deadline_ns >= deadline - 1000000 &&
+	      now.deadline_ns <= deadline + 1000000, "deadline %llu for %llu",
+	      (unsigned long long)now.deadline_ns, (unsigned long long)deadline);
+
+	/* Assign: EINVAL, ERANGE, ETIME from the request, then EBUSY. */
+	a.node = node;
+	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign with no floor, not NEW");
+	a.flags = UIDGEN_ASSIGN_FLAG_NEW;
+	a.floor_ms = 1;
+	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign NEW with a floor");
+	a.flags = 0;
+	a.node = 1U << in.node_bits;
+	CHECK(uidgen_assign(g, &a) == -ERANGE, "assign too wide");
+	a.node = node;
+	a.deadline_ns = 1;
+	CHECK(uidgen_assign(g, &a) == -ETIME, "assign, deadline past");
+	a.deadline_ns = 0;
+	a.node = node ^ 1;
+	CHECK(uidgen_assign(g, &a) == -EBUSY, "assign another while active");
+
+	/* Without CAP_SYS_ADMIN, on a descriptor open already: EPERM. */
+	pid = fork();
+	if (pid == 0) {
+		r.deadline_ns = 0;
+		_exit(setgid(65534) || setuid(65534) ? 2 :
+		      uidgen_renew(g, &r) != -EPERM ? 3 :
+		      uidgen_revoke(g, UIDGEN_NODE_NONE, 0) != -EPERM ? 4 :
+		      uidgen_assign(g, &a) != -EPERM ? 5 : 0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "EPERM as nobody: status %d", st);
+
+	/* Revoke: a claim that is not the one in force is stale. */
+	CHECK(uidgen_revoke(g, node ^ 1, 0) == -ESTALE, "revoke of another node");
+	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, in.token + 1) == -ESTALE,
+	      "revoke with another token");
+	CHECK(uidgen_revoke(g, node, 0) == 0, "revoke");
+	CHECK(node_state(g, &now) == 0 && now.node_state == UIDGEN_NODE_STATE_NONE &&
+	      now.grant_ms == 0 && now.deadline_ns == 0, "revoked: no node ID");
+	CHECK(uidgen_next(g, &id) == -EADDRNOTAVAIL, "nothing issued");
+	r.deadline_ns = 0;
+	CHECK(uidgen_renew(g, &r) == -EADDRNOTAVAIL, "renew with none in force");
+	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke with none");
+
+	/* Assign with a floor and a token: the token then fences. */
+	floor = now.high_water_ms;
+	/* Above any this load saw: its runs (unit, unit-asan) use the clock. */
+	token = boottime_ns();
+	a.node = node;
+	a.floor_ms = floor;
+	a.token = token;
+	CHECK(floor > 0 && uidgen_assign(g, &a) == 0, "assign with floor %llu",
+	      (unsigned long long)floor);
+	CHECK(node_state(g, &now) == 0 && now.node_state == UIDGEN_NODE_STATE_ACTIVE &&
+	      now.node_id == node && now.token == token && now.floor_ms >= floor &&
+	      now.grant_ms == 0 && now.deadline_ns == 0, "active, token %llu",
+	      (unsigned long long)now.token);
+	CHECK(uidgen_next(g, &id) == 0 && uidgen_decode(&now, id, &p) == 0 &&
+	      (uint64_t)p.unix_ms >= floor && p.node == node, "issues after the floor");
+	a.token = token - 1;
+	CHECK(uidgen_assign(g, &a) == -ESTALE, "assign below the highest token");
+	a.token = token;
+	CHECK(uidgen_assign(g, &a) == 0, "the same assignment again");
+	r.token = token + 1;
+	CHECK(uidgen_renew(g, &r) == -ESTALE, "renew with another token");
+	r.token = token;
+	CHECK(uidgen_renew(g, &r) == 0, "renew with the token in force");
+	CHECK(uidgen_revoke(g, node, token) == 0, "revoke with the token");
+
+	/* As it was: active, no grant, no deadline. */
+	CHECK(node_state(g, &now) == 0, "info");
+	a.floor_ms = now.high_water_ms;
+	a.token = 0;
+	CHECK(uidgen_assign(g, &a) == 0, "assign again, floor %llu",
+	      (unsigned long long)a.floor_ms);
+	CHECK(uidgen_next(g, &id) == 0, "issues again");
+	uidgen_close(g);
+}
+
 struct thread_arg {
 	struct uidgen *g;
 	uint64_t *ids;
@@ -1516,6 +1713,7 @@ static const struct {
 	T(test_decode),
 	T(test_info_abi),
 	T(test_errors_keep_errno),
+	T(test_node_args),
 #endif
 	T(test_device),
 #ifndef UNIT_TSAN
@@ -1531,6 +1729,7 @@ static const struct {
 	T(test_dlclose),
 	T(test_cache_page_fails),
 	T(test_clock_fails),
+	T(test_node_calls),
 	T(test_cache_fence),
 #endif
 #undef T
