@@ -7,7 +7,11 @@
 #   watch.py ENDPOINTS PREFIX OUT [--cacert F --cert F --key F]
 # One line per event in OUT: "SEEN_NS PUT|DELETE KEY CREATE_REV MOD_REV VERSION".
 # Follows the next endpoint when one goes away, resuming after the last
-# revision seen; stops on SIGTERM.
+# revision seen; stops on SIGTERM. A store found behind the last revision
+# seen when it answers again (restored from a snapshot) is written as
+# "SEEN RESTORE * REV REV 0" (REV its revision now), then one line
+# "SEEN STATE KEY CREATE_REV MOD_REV VERSION" per key it holds, and the
+# watch goes on from there.
 import base64, http.client, json, signal, ssl, sys, time
 from urllib.parse import urlparse
 
@@ -36,6 +40,19 @@ while True:
              if u.scheme == "https" else http.client.HTTPConnection(u.hostname, u.port, timeout=3600))
         body = json.dumps({"create_request": {"key": b64(prefix), "range_end": b64(end),
                                               "start_revision": str(rev)}})
+        c.request("POST", "/v3/kv/range", json.dumps({"key": b64(prefix), "range_end": b64(end)}),
+                  {"Content-Type": "application/json"})
+        got = json.loads(c.getresponse().read())
+        h = int(got["header"]["revision"])
+        if rev > 1 and h < rev - 1:
+            seen = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+            f.write("%d RESTORE * %d %d 0\n" % (seen, h, h))
+            for kv in got.get("kvs", []):
+                f.write("%d STATE %s %s %s %s\n" % (seen, base64.b64decode(kv["key"]).decode(),
+                        kv.get("create_revision", "0"), kv.get("mod_revision", "0"), kv.get("version", "0")))
+            rev = h + 1
+            body = json.dumps({"create_request": {"key": b64(prefix), "range_end": b64(end),
+                                                  "start_revision": str(rev)}})
         c.request("POST", "/v3/watch", body, {"Content-Type": "application/json"})
         r = c.getresponse()
         while True:
@@ -54,5 +71,5 @@ while True:
                         base64.b64decode(kv["key"]).decode(), kv.get("create_revision", "0"),
                         mod, kv.get("version", "0")))
                 rev = max(rev, mod + 1)
-    except (OSError, http.client.HTTPException, ValueError):
+    except (OSError, http.client.HTTPException, ValueError, KeyError):
         time.sleep(0.2)
