@@ -11,7 +11,7 @@
 #                     its exit, start it)
 #   term              SIGTERM the agent and wait for its exit (systemctl stop)
 #   restart2          restart, 1.5 s later restart again
-#   startvia PORT     start the agent with 10.0.2.2:PORT as its only endpoint
+#   startvia PORT     restart the agent with 10.0.2.2:PORT as its only endpoint
 #                     (a faultproxy.py there)
 #   reload [K=V]...   stop agent and reader, reload the module with these
 #                     parameters on top of the suite's, start the reader
@@ -101,14 +101,15 @@ while :; do
 	c=$(sed -n "$((ndone + 1))p" "$OUT/cmd")
 	ndone=$((ndone + 1))
 	set -- $c
-	case $1 in
+	cn=$1
+	case $cn in
 	stop) kill -STOP "$apid" ;;
 	cont) kill -CONT "$apid" ;;
 	kill9) stopagent KILL ;;
 	restart) stopagent; agent ;;
 	term) stopagent ;;
 	restart2) stopagent; agent; sleep 1.5; stopagent; agent ;;
-	startvia) agent "http://10.0.2.2:$2" ;;
+	startvia) stopagent; agent "http://10.0.2.2:$2" ;;
 	reload)
 		stopagent
 		touch /tmp/stop; wait "$rpid"
@@ -122,13 +123,13 @@ while :; do
 	info) { grep . /sys/class/uidgen/uid/node_state /sys/class/uidgen/uid/deadline_ns \
 		/sys/class/uidgen/uid/token /sys/class/uidgen/uid/grant_ms /sys/class/uidgen/uid/now_ms \
 		/sys/class/uidgen/uid/clock_offset_ms /sys/class/uidgen/uid/grant_waits 2>&1; echo "now $(bt)"; } > "$OUT/info" ;;
-	crash) echo "$1 $(bt)" >> "$OUT/done"; sync; echo b > /proc/sysrq-trigger ;;
+	crash) echo "$cn $(bt)" >> "$OUT/done"; sync; echo b > /proc/sysrq-trigger ;;
 	quit)
 		stopagent
 		touch /tmp/stop; wait "$rpid"
-		echo "$1 $(bt)" >> "$OUT/done"
+		echo "$cn $(bt)" >> "$OUT/done"
 		break ;;
 	esac
-	echo "$1 $(bt)" >> "$OUT/done"
+	echo "$cn $(bt)" >> "$OUT/done"
 done
 echo "RESULT quit $(now)"
