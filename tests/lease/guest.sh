@@ -11,8 +11,8 @@
 #                     its exit, start it)
 #   term              SIGTERM the agent and wait for its exit (systemctl stop)
 #   restart2          restart, 1.5 s later restart again
-#   startvia PORT     restart the agent with 10.0.2.2:PORT as its only endpoint
-#                     (a faultproxy.py there)
+#   startvia PORT [K=V]...  restart the agent with 10.0.2.2:PORT as its
+#                     only endpoint (a faultproxy.py there), and these settings
 #   reload [K=V]...   stop agent and reader, reload the module with these
 #                     parameters on top of the suite's, start the reader
 #                     again (IDs into a new file, named in $OUT/idsfile);
@@ -55,14 +55,19 @@ boot=$((boot + 1))
 echo "$boot" > "$OUT/boot"
 echo "boot $boot" >> "$OUT/gaps.txt"
 
-# agent [ENDPOINTS]: start uidgen-lease in the background: its pid in
-# $apid, that of the subshell that logs its exit status in $spid.
+# agent [ENDPOINTS [K=V]...]: start uidgen-lease in the background (K=V:
+# more settings): its pid in $apid, that of the subshell that logs its
+# exit status in $spid.
 agent() {
+	eps=${1:-$EPS}
+	[ $# -eq 0 ] || shift
+	more=
+	for kv; do more="$more -o $kv"; done
 	rm -f /tmp/apid
 	echo "== agent start $(bt)" >> "$OUT/agent.log"
 	(
-		"$LEASE"/uidgen-lease -c /dev/null -o endpoints="${1:-$EPS}" -o cluster=vm -o machine_id="$NAME" \
-			-o ttl="$TTL" -o margin_ms=1000 -o timeout_ms=1000 -o retry_ms=300 \
+		"$LEASE"/uidgen-lease -c /dev/null -o endpoints="$eps" -o cluster=vm -o machine_id="$NAME" \
+			-o ttl="$TTL" -o margin_ms=1000 -o timeout_ms=1000 -o retry_ms=300 $more \
 			>> "$OUT/agent.log" 2>&1 &
 		echo $! > /tmp/apid
 		wait $!
@@ -109,7 +114,7 @@ while :; do
 	restart) stopagent; agent ;;
 	term) stopagent ;;
 	restart2) stopagent; agent; sleep 1.5; stopagent; agent ;;
-	startvia) stopagent; agent "http://10.0.2.2:$2" ;;
+	startvia) shift; p=$1; shift; stopagent; agent "http://10.0.2.2:$p" "$@" ;;
 	reload)
 		stopagent
 		touch /tmp/stop; wait "$rpid"
