@@ -125,8 +125,8 @@ fi
 # (--excuse: node n, these two files, ID times from 15 s before the case
 # to 15 s after it) and only there.
 if want restore; then
-	R=$(holder $((1 - g)))
-	n=$((1 - g))
+	rn=$((1 - g))
+	R=$(holder "$rn")
 	W=$(waiter)
 	mark restore
 	rest_from=$(wall_ms)
@@ -134,7 +134,7 @@ if want restore; then
 	cmd "$G" stop
 	lr=$(lines "$R")
 	cmd "$R" term
-	alog "$R" "node $n: released in etcd" 20 "$lr"
+	alog "$R" "node $rn: released in etcd" 20 "$lr"
 	rm -f "$out/go"
 	tests/lease/faultproxy.py 23796 http://127.0.0.1:23791 "hold:/v3/kv/txn:$(printf %s /uidgen/vm/node | base64):$out/go" \
 		> "$out/proxy-restore.log" 2>&1 &
@@ -146,16 +146,16 @@ if want restore; then
 		'for i in $(seq 100); do grep -q "^hold" "$out/proxy-restore.log" && break; sleep 0.1; done; grep -q "^hold" "$out/proxy-restore.log"'
 	check "restore: etcd snapshot saved" 'etcd_snapshot "$out/snap.db"'
 	touch "$out/go"
-	check "restore: $R claims node $n (after the snapshot)" 'alog "$R" "node $n: in force" 20 "$(last_start "$R")"'
+	check "restore: $R claims node $rn (after the snapshot)" 'alog "$R" "node $rn: in force" 20 "$(last_start "$R")"'
 	cmd "$R" stop
 	# Writes after the snapshot, so that watch.py sees the store go back.
 	ectl put /uidgen/vm/test-mark 1 > /dev/null
-	r_tok=$(sed -n "s/.*node $n: in force (token \([0-9]*\).*/\1/p" "$out/$R/agent.log" | tail -n 1)
+	r_tok=$(sed -n "s/.*node $rn: in force (token \([0-9]*\).*/\1/p" "$out/$R/agent.log" | tail -n 1)
 	check "restore: etcd restored from that snapshot (every member)" 'etcd_restore "$out/snap.db"'
 	lw=$(lines "$W")
 	cmd "$W" restart
-	check "restore: $W claims node $n" 'alog "$W" "node $n: in force" 20 "$lw"'
-	w_tok=$(tail -n +$((lw + 1)) "$out/$W/agent.log" | sed -n "s/.*node $n: in force (token \([0-9]*\).*/\1/p" | tail -n 1)
+	check "restore: $W claims node $rn" 'alog "$W" "node $rn: in force" 20 "$lw"'
+	w_tok=$(tail -n +$((lw + 1)) "$out/$W/agent.log" | sed -n "s/.*node $rn: in force (token \([0-9]*\).*/\1/p" | tail -n 1)
 	echo "# restore: $R's token $r_tok, $W's token $w_tok"
 	lr=$(lines "$R")
 	cmd "$R" cont
@@ -169,7 +169,7 @@ if want restore; then
 	ppid_=
 	rest_r_ids=$(idsfile "$R")
 	rest_w_ids=$(idsfile "$W")
-	excuse=(--excuse "$n" $((rest_from - 15000)) $(( $(wall_ms) + 15000 )) "$rest_r_ids" "$rest_w_ids")
+	excuse=(--excuse "$rn" $((rest_from - 15000)) $(( $(wall_ms) + 15000 )) "$rest_r_ids" "$rest_w_ids")
 	rest_ns=$(awk '$1 == "restore" { print $3 }' "$out/cases.txt")
 	mark restore-end
 	# As it was: a new agent on each (G's and R's, if they stopped, left
@@ -196,8 +196,8 @@ findings_report() {
 	if want restore; then
 		# On the host's clock (gaps.py): W's first ID under node n
 		# after the restore, R's last.
-		w_first=$(awk -v n="$n" -v m="$W" -v t="$rest_ns" '$2 == "tenure" && $3 == n && $4 == m && $5 > t { print $5; exit }' "$out/gaps.txt")
-		r_last=$(awk -v n="$n" -v m="$R" -v w="${w_first:-0}" '$2 == "tenure" && $3 == n && $4 == m && $5 < w { l = $6 } END { print l }' "$out/gaps.txt")
+		w_first=$(awk -v n="$rn" -v m="$W" -v t="$rest_ns" '$2 == "tenure" && $3 == n && $4 == m && $5 > t { print $5; exit }' "$out/gaps.txt")
+		r_last=$(awk -v n="$rn" -v m="$R" -v w="${w_first:-0}" '$2 == "tenure" && $3 == n && $4 == m && $5 < w { l = $6 } END { print l }' "$out/gaps.txt")
 		rest_rep=$(awk -v a="$R/$(basename "$rest_r_ids")" -v b="$W/$(basename "$rest_w_ids")" \
 			'$2 == "repeats_pair" && (($3 == a && $4 == b) || ($3 == b && $4 == a)) { s += $5 } END { print s + 0 }' "$out/global.txt")
 		if [ -n "$w_first" ] && [ -n "$r_last" ] && [ "$r_last" != - ]; then
@@ -205,7 +205,7 @@ findings_report() {
 		else
 			rest_ov="? (W first $w_first, R last $r_last)"
 		fi
-		echo "# finding 2 (restore): node $n: $R's last ID ${rest_ov} ms after $W's first (host clock); $rest_rep IDs repeated between them (excused: $(sed -n 's/^RESULT excused_repeats //p' "$out/global.txt"))"
+		echo "# finding 2 (restore): node $rn: $R's last ID ${rest_ov} ms after $W's first (host clock); $rest_rep IDs repeated between them (excused: $(sed -n 's/^RESULT excused_repeats //p' "$out/global.txt"))"
 		check "restore: $R's last ID within a renewal round + 2 s (5333 ms) of $W's first" \
 			'[[ "$rest_ov" =~ ^-?[0-9]+$ ]] && [ "$rest_ov" -le $((TTL * 1000 / 3 + 2000)) ]'
 	fi

@@ -10,7 +10,8 @@
 #                     systemctl does it: SIGTERM a running agent, wait for
 #                     its exit, start it)
 #   term              SIGTERM the agent and wait for its exit (systemctl stop)
-#   restart2          restart, 1.5 s later restart again
+#   restart2          just after the agent raised the grant, restart; 1.5 s
+#                     later restart again
 #   startvia PORT [K=V]...  restart the agent with 10.0.2.2:PORT as its
 #                     only endpoint (a faultproxy.py there), and these settings
 #   reload [K=V]...   stop agent and reader, reload the module with these
@@ -113,7 +114,13 @@ while :; do
 	kill9) stopagent KILL ;;
 	restart) stopagent; agent ;;
 	term) stopagent ;;
-	restart2) stopagent; agent; sleep 1.5; stopagent; agent ;;
+	restart2)
+		# Just after a grant write (the worst phase: 1.4.0 left that
+		# grant, a window ahead, as the floor).
+		g0=$(cat /sys/class/uidgen/uid/grant_ms)
+		i=0
+		while [ "$(cat /sys/class/uidgen/uid/grant_ms)" = "$g0" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		stopagent; agent; sleep 1.5; stopagent; agent ;;
 	startvia) shift; p=$1; shift; stopagent; agent "http://10.0.2.2:$p" "$@" ;;
 	reload)
 		stopagent
