@@ -131,7 +131,6 @@ if want restore; then
 	mark restore
 	rest_from=$(wall_ms)
 	cmd "$W" term
-	cmd "$G" stop
 	lr=$(lines "$R")
 	cmd "$R" term
 	alog "$R" "node $rn: released in etcd" 20 "$lr"
@@ -148,6 +147,11 @@ if want restore; then
 	cmd "$R" "startvia 23796 timeout_ms=3000 ttl=$rttl"
 	check "restore: $R's claim held at the proxy, after its lease grant" \
 		'for i in $(seq 100); do grep -q "^hold" "$out/proxy-restore.log" && break; sleep 0.1; done; grep -q "^hold" "$out/proxy-restore.log"'
+	# G must not write from the snapshot until W's claim (W's token
+	# would not be R's). Paused before R's term instead, G's lease
+	# expired before the snapshot on a loaded host (cmd round trips of
+	# 2-7 s) and W claimed G's node ID.
+	cmd "$G" stop
 	check "restore: etcd snapshot saved" 'etcd_snapshot "$out/snap.db"'
 	touch "$out/go"
 	check "restore: $R claims node $rn (after the snapshot)" 'alog "$R" "node $rn: in force" 20 "$(last_start "$R")"'
