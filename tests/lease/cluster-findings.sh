@@ -168,8 +168,8 @@ if want restore; then
 	lr=$(lines "$R")
 	cmd "$R" cont
 	cmd "$G" cont
-	check "restore: $R, continued, notices and exits 1" \
-		'alog "$R" "uidgen-lease exited 1" 15 "$lr" && tail -n +$((lr + 1)) "$out/$R/agent.log" | grep -E "went back|another claim|not ours"'
+	check "restore: $R, continued, notices and exits 3 (etcd went back in time)" \
+		'alog "$R" "uidgen-lease exited 3" 15 "$lr" && tail -n +$((lr + 1)) "$out/$R/agent.log" | grep -E "went back|another claim|not ours"'
 	# (1.4.0: both mint; let that show in the IDs.)
 	sleep 5
 	kill "$ppid_"
