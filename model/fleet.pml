@@ -25,11 +25,16 @@
  *                machines, 1 node ID.
  *   CFG_CLONE    the first machine cloned (the copy's kernel revokes at
  *                once, its agent carries on with the original's lease,
- *                token, claim; same machine ID and boot ID), the copy's
- *                agent restarted once; 1 node ID.
+ *                token, claim; same machine ID and boot ID; the copy runs
+ *                at once or is started any time later), the copy's agent
+ *                restarted once; 1 node ID. Cloned only while agent 0 has
+ *                no claim in flight; -DCLONE_INFLIGHT: at any point.
  *   CFG_LIVE     no faults; agents prompt (time passes only when every
  *                agent waits); SIGTERM and restart of any agent any number
- *                of times: hand-overs. Checks that a holder is never
+ *                of times (HANDOVERS, 3), restarted a tick later:
+ *                hand-overs, each taking at least a tick (an ID tick is a
+ *                ms; a hand-over takes etcd round trips). Checks that a
+ *                holder is never
  *                blocked at its grant (after every renew the grant covers
  *                the kernel's ID clock plus a whole round) and that the ID
  *                clock never runs ahead of the true time by more than the
@@ -43,9 +48,13 @@
  *   INFORCE  (-DINFORCE_CHECK) no node ID in force, before its deadline, in two
  *            kernels at once: the deadline fence alone.
  *   LEAK     no etcd lease holding two node IDs.
- *   LIVE     see CFG_LIVE.
+ *   LIVE     see CFG_LIVE (asserts in HRENEW and the timer).
  *
  * What is abstracted:
+ *   - Time passes only when nothing is due (see PROMPT): agents keep to
+ *     their sleeps, etcd expires a lease as soon as it may; one agent may
+ *     be paused once for any time (PAUSES: not in CFG_TWO, CFG_CLONE,
+ *     CFG_LIVE, OPRULE, to keep the state space small).
  *   - Time: one global tick counter `now` (CLOCK_BOOTTIME of every
  *     machine, rates exact); deadlines and lease expiry in it. Each
  *     machine's wall clock (CLOCK_REALTIME) is now + skew, |skew| <= E,
@@ -60,9 +69,13 @@
  *   - A lease expires at any time at or after last keepalive + TTL (etcd
  *     only ever expires later). The agent's deadline is that keepalive's
  *     time + TTL - 1 (agent_deadline(): rate and margin as one tick).
- *   - Minting: any active kernel may issue its current ID-clock tick at any
- *     moment (callers always there, or not), never past its grant or
- *     deadline (uidgen_reserve()).
+ *   - Minting: callers are always there: a kernel in force issues its
+ *     current ID-clock tick at every step where it may (never past its
+ *     grant or deadline: uidgen_reserve()); issued ticks are kept per
+ *     kernel and node (iss[]).
+ *   - The claim nonce is the claiming agent's number, and P1's guard also
+ *     compares create_revision with the token: two claims compare equal
+ *     only if one agent made both with one lease at one revision.
  *   - An agent is a state machine whose steps are the requests it makes;
  *     its sleeps are "may happen any time later". Retries after errors
  *     are collapsed into the next round.
@@ -137,8 +150,10 @@
 #define R 2		/* keepalive round, TTL/3 */
 #define W 4		/* grant window, 2/3 TTL */
 #ifndef TMAX
-#if defined(CFG_LIVE)
-#define TMAX 14
+#if defined(OPRULE)
+#define TMAX (T0 + 4 + RWAIT + 3)
+#elif defined(CFG_LIVE)
+#define TMAX 12
 #elif defined(CFG_LOSS)
 #define TMAX 9
 #else
@@ -233,8 +248,18 @@ bool held[NA];
 bool inst[NA];
 byte maxrev[NA];	/* P3 */
 byte tdown[NA];
+bool paused[NA];
 
 /* ---- faults ---- */
+#ifndef PAUSES
+#if defined(CFG_LIVE) || defined(CFG_TWO) || defined(CFG_CLONE) || defined(OPRULE)
+#define PAUSES 0
+#else
+#define PAUSES 1
+#endif
+#endif
+#define MAYPAUSE(x) true	/* CFG_CLONE: the copy may start late instead */
+byte npause;
 byte loss;		/* answers that may still be lost */
 byte nsigterm, nsigkill, nrestart, nclone;
 
@@ -384,6 +409,11 @@ inline mint(k) {
 			/* REPEAT: no other kernel issued (node, tick) */
 			assert(h_i == k || (iss[h_i * N + k_node[k]] & (1 << h_t)) == 0)
 		}
+		if
+		:: (iss[k * N + k_node[k]] & (1 << h_t)) == 0 ->
+			printf("t%d: kernel %d issues node %d tick %d\n", now, k, k_node[k], h_t)
+		:: else
+		fi;
 		iss[k * N + k_node[k]] = iss[k * N + k_node[k]] | (1 << h_t);
 #endif
 #ifndef TODAY
@@ -461,27 +491,32 @@ inline lalloc(res) {
 
 /* release(): the kernel first, then etcd */
 inline release(a) {
+	printf("t%d: agent %d releases (node %d, token %d, lease %d)\n", now, a, node[a], tok[a], lease[a]);
 	h_fe = 1;
 	if
 	:: inst[a] ->
 		krevoke(ak[a], tok[a]);
 #ifdef TODAY
 		if
-		:: h_r == ESTALE && now >= adl[a] -> h_fe = 1	/* "at its deadline" */
+		:: h_r == ESTALE && now >= adl[a] -> h_fe = 1;	/* "at its deadline" */
+			printf("t%d: agent %d: device revoke ESTALE past its deadline: revokes lease %d in etcd\n", now, a, lease[a])
 		:: h_r != 0 && !(h_r == ESTALE && now >= adl[a]) -> h_fe = 0
 		:: h_r == 0 -> h_fe = 1
 		fi;
 #else
+		h_ok = held[a] && lease[a] != 0 && nk_lease[node[a]] == lease[a] &&
+		       nk_nonce[node[a]] == nonce[a] && nk_crev[node[a]] == tok[a] && !BACK(a);
 		if
-		:: h_r == 0 && held[a] && lease[a] != 0 && nk_lease[node[a]] == lease[a] &&
-		   nk_nonce[node[a]] == nonce[a] && nk_crev[node[a]] == tok[a] && !BACK(a) ->
+		:: h_r == 0 && h_ok ->
 			/* P4: floor = high water, claim deleted, one txn */
+			printf("t%d: agent %d: floor/%d = high water %d, node/%d deleted\n", now, a, node[a], k_hw[ak[a]], node[a]);
 			rev++;
 			fk_val[node[a]] = k_hw[ak[a]];
 			nkdel(node[a]);
 			SEEN(a)
-		:: h_r == 0 -> skip
-		:: else -> h_fe = 0	/* P6 */
+		:: h_r == 0 && !h_ok -> skip
+		:: else -> h_fe = 0;	/* P6 */
+			printf("t%d: agent %d: device revoke ESTALE: lease left to expire\n", now, a)
 		fi;
 		rf_lease[ak[a]] = 0;
 		rf_nonce[ak[a]] = 0;
@@ -554,6 +589,7 @@ inline unlock(a) {
 
 /* P3: etcd went back in time */
 inline p3stop(a) {
+	printf("t%d: agent %d: etcd revision %d < %d seen: revoke, stop\n", now, a, rev, maxrev[a]);
 	if
 	:: inst[a] -> krevoke(ak[a], tok[a]); inst[a] = 0
 	:: else
@@ -584,7 +620,7 @@ proctype agent(byte a)
 {
 	do
 	/* adopt(); drop_stale_claim() */
-	:: atomic { pc[a] == START && LOCKFREE(a) ->
+	:: atomic { !paused[a] && pc[a] == START && LOCKFREE(a) ->
 #ifndef TODAY
 		lock[ak[a]] = a + 1;
 #endif
@@ -612,6 +648,8 @@ proctype agent(byte a)
 			inst[a] = 1;
 			if
 			:: h_ok ->
+				printf("t%d: agent %d adopts node %d (token %d, lease %d) in force in kernel %d\n",
+				       now, a, h_n, k_tok[ak[a]], nk_lease[h_n], ak[a]);
 				lease[a] = nk_lease[h_n];
 				nonce[a] = nk_nonce[h_n];
 				held[a] = 1;
@@ -640,7 +678,7 @@ proctype agent(byte a)
 	}
 
 	/* acquire(): keep_lease() / lease_grant() */
-	:: atomic { pc[a] == ACQ && (lease[a] == 0 || !l_alive[lease[a]]) ->
+	:: atomic { !paused[a] && pc[a] == ACQ && (lease[a] == 0 || !l_alive[lease[a]]) ->
 		if
 		:: BACK(a) -> p3stop(a)
 		:: else ->
@@ -666,7 +704,7 @@ proctype agent(byte a)
 	}
 
 	/* acquire(): keepalive, the node/ listing, claim() */
-	:: atomic { pc[a] == ACQ && lease[a] != 0 && l_alive[lease[a]] && now >= retry[a] ->
+	:: atomic { !paused[a] && pc[a] == ACQ && lease[a] != 0 && l_alive[lease[a]] && now >= retry[a] ->
 		if
 		:: BACK(a) -> p3stop(a)
 		:: else ->
@@ -712,6 +750,7 @@ proctype agent(byte a)
 				LOSE(h_lost);
 				if
 				:: h_lost ->
+					printf("t%d: agent %d: claim of node %d applied, answer lost\n", now, a, h_n);
 #ifdef TODAY
 					/* r = -errno: break, list again; the key
 					 * is busy now: another ID next */
@@ -727,6 +766,8 @@ proctype agent(byte a)
 					tok[a] = rev;
 					nonce[a] = a + 1;
 					SEEN(a);
+					printf("t%d: agent %d claims node %d: token %d, NEW %d, grant/floor %d, lease %d\n", now, a, h_n, rev,
+					       anew[a], (anew[a] -> agr[a] : afl[a]), lease[a]);
 					pc[a] = h_t
 				fi
 			fi
@@ -734,7 +775,7 @@ proctype agent(byte a)
 	}
 
 	/* claim() path B: the first grant, persist_grant() */
-	:: atomic { pc[a] == CLAIMB ->
+	:: atomic { !paused[a] && pc[a] == CLAIMB ->
 		if
 		:: BACK(a) -> p3stop(a)
 		:: else ->
@@ -781,7 +822,7 @@ proctype agent(byte a)
 	}
 
 	/* install(): keepalive */
-	:: atomic { pc[a] == INST1 ->
+	:: atomic { !paused[a] && pc[a] == INST1 ->
 		if
 		:: BACK(a) -> p3stop(a)
 		:: else ->
@@ -798,10 +839,12 @@ proctype agent(byte a)
 	}
 
 	/* install(): lease_dev_install() */
-	:: atomic { pc[a] == INST2 ->
+	:: atomic { !paused[a] && pc[a] == INST2 ->
 		kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a]);
 		if
 		:: h_r == 0 ->
+			printf("t%d: agent %d installs node %d in kernel %d: token %d, floor %d, grant %d, deadline %d; ID clock %d\n",
+			       now, a, node[a], ak[a], tok[a], afl[a], agr[a], adl[a], CLK(ak[a]));
 			inst[a] = 1;
 #ifndef TODAY
 			rf_lease[ak[a]] = lease[a];
@@ -817,7 +860,7 @@ proctype agent(byte a)
 	}
 
 	/* hold(): a round: dev_holds(), keepalive(), persist_grant() */
-	:: atomic { pc[a] == HOLD && now >= next[a] ->
+	:: atomic { !paused[a] && pc[a] == HOLD && now >= next[a] ->
 		if
 		:: now >= adl[a] -> lose(a)	/* HOLD_EXPIRED */
 		:: else ->
@@ -859,6 +902,7 @@ proctype agent(byte a)
 #endif
 #endif
 					pend[a] = h_g;
+					printf("t%d: agent %d hold round: grant %d (guard %d)\n", now, a, h_g, h_ok);
 					if
 					:: h_g == 0 -> SEEN(a); pc[a] = HRENEW
 					:: h_g != 0 && !h_ok -> SEEN(a); lose(a)	/* -ENOLINK */
@@ -880,7 +924,7 @@ proctype agent(byte a)
 	}
 
 	/* hold(): lease_dev_renew() */
-	:: atomic { pc[a] == HRENEW ->
+	:: atomic { !paused[a] && pc[a] == HRENEW ->
 		krenew(ak[a], node[a], pend[a], adl[a], tok[a]);
 		if
 		:: h_r == 0 ->
@@ -902,14 +946,49 @@ proctype agent(byte a)
 }
 
 /* agents that must act before time passes (CFG_LIVE: prompt agents) */
-#define DUE(a) (pc[a] == START || pc[a] == CLAIMB || pc[a] == INST1 || \
+/*
+ * Time passes only when nothing is due: an agent that is not paused has
+ * made the requests it was due to make (its sleeps end on time), and etcd
+ * has expired every lease whose TTL ran out (the earliest it may: the
+ * worst case for the deadline fence). One agent may be paused once, at
+ * any point and for any number of ticks (PAUSES; not in CFG_LIVE): it
+ * makes no step meanwhile (SIGSTOP, a VM suspended, or cloned and started
+ * later, an etcd that takes that long to answer).
+ */
+#define DUE(a) (!paused[a] && (pc[a] == START || pc[a] == CLAIMB || pc[a] == INST1 || \
 	pc[a] == INST2 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
-	(pc[a] == ACQ && (now >= retry[a] || lease[a] == 0 || !l_alive[lease[a]])))
-
-#ifdef CFG_LIVE
-#define PROMPT (!DUE(0) && !DUE(1))
+	(pc[a] == ACQ && (now >= retry[a] || lease[a] == 0 || !l_alive[lease[a]]))))
+#define XDUE(x) (l_alive[x] && now >= l_exp[x])
+#define EXPDUE (XDUE(1) || XDUE(2) || XDUE(3) || XDUE(4) || XDUE(5))
+#ifdef OPRULE
+#define STOPPED(a) (pc[a] == DOWN || pc[a] == DEAD)
+#define RESTORABLE (STOPPED(0) && STOPPED(1) && !INFORCE(0) && !INFORCE(1))
 #else
-#define PROMPT true
+#define RESTORABLE true
+#endif
+#if defined(CFG_RESTORE) && defined(OPRULE)
+/* the operator stops every agent by STOPBY, restores as soon as they are
+ * stopped, and starts them again as soon as RWAIT has passed (the
+ * earliest: the worst case) */
+#ifndef STOPBY
+#define STOPBY (T0 + 4)
+#endif
+#define OPDUE ((snap == 1 && RESTORABLE) || \
+	(snap != 2 && now >= STOPBY && !(STOPPED(0) && STOPPED(1))) || \
+	(snap == 2 && now >= resume && (pc[0] == DOWN || pc[1] == DOWN)))
+#else
+#define OPDUE false
+#endif
+#ifdef CFG_LIVE
+/* a stopped agent is started again the next tick */
+#define RESTARTDUE ((pc[0] == DOWN && now > tdown[0]) || (pc[1] == DOWN && now > tdown[1]))
+#else
+#define RESTARTDUE false
+#endif
+#if NA > 2
+#define PROMPT (!DUE(0) && !DUE(1) && !DUE(2) && !EXPDUE && !OPDUE)
+#else
+#define PROMPT (!DUE(0) && !DUE(1) && !EXPDUE && !OPDUE && !RESTARTDUE)
 #endif
 
 active proctype timer()
@@ -930,7 +1009,7 @@ active proctype timer()
 /* etcd expires a lease at or after its TTL */
 active proctype expiry()
 {
-#define EXPIRE(x) :: atomic { l_alive[x] && now >= l_exp[x] -> ldelete(x) }
+#define EXPIRE(x) :: atomic { l_alive[x] && now >= l_exp[x] -> printf("t%d: lease %d expires\n", now, x); ldelete(x) }
 	do
 	EXPIRE(1)
 	EXPIRE(2)
@@ -959,18 +1038,20 @@ active proctype invariants()
 	od
 }
 
-#ifdef OPRULE
-#define STOPPED(a) (pc[a] == DOWN || pc[a] == DEAD)
-#define RESTORABLE (STOPPED(0) && STOPPED(1) && !INFORCE(0) && !INFORCE(1))
-#else
-#define RESTORABLE true
-#endif
 
-/* the faults (CFG_LOSS's: LOSE(), in the agent) */
-#ifndef CFG_LOSS
+/* the faults (and CFG_LOSS's LOSE(), in the agent) */
 active proctype faults()
 {
 	do
+	/* an agent paused, later resumed */
+	:: atomic { npause < PAUSES && MAYPAUSE(0) && !paused[0] && pc[0] != DEAD -> npause++; paused[0] = 1; printf("t%d: agent 0 paused\n", now) }
+	:: atomic { npause < PAUSES && MAYPAUSE(1) && !paused[1] && pc[1] != DEAD -> npause++; paused[1] = 1; printf("t%d: agent 1 paused\n", now) }
+#if NA > 2
+	:: atomic { npause < PAUSES && MAYPAUSE(2) && !paused[2] && pc[2] != DEAD -> npause++; paused[2] = 1; printf("t%d: agent 2 paused\n", now) }
+	:: atomic { paused[2] -> paused[2] = 0 }
+#endif
+	:: atomic { paused[0] -> paused[0] = 0 }
+	:: atomic { paused[1] -> paused[1] = 0 }
 #ifdef CFG_RESTORE
 	:: atomic { snap == 0 ->
 		s_rev = rev;
@@ -982,6 +1063,7 @@ active proctype faults()
 		}
 		s_mrec[0] = mrec[0]; s_mrec[1] = mrec[1];
 		for (h_i : 1 .. NL - 1) { s_l_alive[h_i] = l_alive[h_i] }
+		printf("t%d: etcd snapshot at revision %d\n", now, rev);
 		snap = 1
 	}
 	:: atomic { snap == 1 && RESTORABLE ->
@@ -1008,6 +1090,7 @@ active proctype faults()
 		}
 		s_mrec[0] = 0; s_mrec[1] = 0; s_rev = 0;
 		resume = now + RWAIT;
+		printf("t%d: etcd restored to the snapshot (revision %d)\n", now, rev);
 		snap = 2
 	}
 #ifdef OPRULE
@@ -1030,30 +1113,44 @@ active proctype faults()
 #endif
 #endif
 #ifdef CFG_LIVE
-	/* SIGTERM of a holder; restart a tick later */
-	:: atomic { pc[0] == HOLD -> release(0); pc[0] = DOWN; tdown[0] = now; unlock(0) }
-	:: atomic { pc[1] == HOLD -> release(1); pc[1] = DOWN; tdown[1] = now; unlock(1) }
+#ifndef HANDOVERS
+#define HANDOVERS 3
+#endif
+	/* SIGTERM of a holder (HANDOVERS of them); restart a tick later */
+	:: atomic { nsigterm < HANDOVERS && pc[0] == HOLD ->
+		nsigterm++; release(0); pc[0] = DOWN; tdown[0] = now; unlock(0) }
+	:: atomic { nsigterm < HANDOVERS && pc[1] == HOLD ->
+		nsigterm++; release(1); pc[1] = DOWN; tdown[1] = now; unlock(1) }
 	:: atomic { pc[0] == DOWN && now > tdown[0] -> reset(0); tdown[0] = 0; pc[0] = START }
 	:: atomic { pc[1] == DOWN && now > tdown[1] -> reset(1); tdown[1] = 0; pc[1] = START }
 #endif
 #ifdef CFG_TWO
 	/* agent 1 (B) started on agent 0's (A's) device; SIGTERM of B; SIGKILL of A */
-	:: atomic { pc[1] == IDLE -> pc[1] = START }
+	:: atomic { pc[1] == IDLE -> pc[1] = START; printf("t%d: agent 1 started on kernel 0\n", now) }
 	:: atomic { nsigterm == 0 && (pc[1] == ACQ || pc[1] == HOLD) ->
 		nsigterm++;
+		printf("t%d: SIGTERM to agent 1\n", now);
 		if
 		:: BACK(1) -> p3stop(1)
 		:: else -> release(1); pc[1] = DOWN; unlock(1)
 		fi
 	}
 	:: atomic { nsigkill == 0 && pc[0] != DEAD && pc[0] != DOWN ->
-		nsigkill++; pc[0] = DEAD; unlock(0)
+		nsigkill++;
+		printf("t%d: SIGKILL to agent 0\n", now); pc[0] = DEAD; unlock(0)
 	}
 #endif
 #ifdef CFG_CLONE
+#ifdef CLONE_INFLIGHT
+#define CLONABLE (pc[0] != IDLE && pc[0] != START)
+#else
+/* no claim of agent 0 in flight (see CLONE_INFLIGHT) */
+#define CLONABLE (pc[0] == ACQ || pc[0] == HOLD)
+#endif
 	/* agent 0's machine cloned: kernel 2, agent 2 */
-	:: atomic { nclone == 0 && pc[0] != START ->
+	:: atomic { nclone == 0 && CLONABLE ->
 		nclone++;
+		printf("t%d: machine 0 cloned: kernel 2 (revoked), agent 2\n", now);
 		k_node[2] = k_node[0]; k_tok[2] = k_tok[0]; k_maxtok[2] = k_maxtok[0];
 		k_grant[2] = k_grant[0]; k_dl[2] = k_dl[0]; k_off[2] = k_off[0];
 		k_hw[2] = k_hw[0]; k_skew[2] = k_skew[0];
@@ -1070,7 +1167,12 @@ active proctype faults()
 #ifndef TODAY
 		lock[2] = 3;
 #endif
-		pc[2] = pc[0]
+		pc[2] = pc[0];
+		/* the copy runs at once, or is started any time later */
+		if
+		:: paused[2] = 1
+		:: skip
+		fi
 	}
 	/* the copy's agent restarted (its previous run stopped or killed) */
 	:: atomic { nclone == 1 && nrestart == 0 && pc[2] != IDLE && pc[2] != START ->
@@ -1082,17 +1184,11 @@ active proctype faults()
 #endif
 	od
 }
-#endif
 
 init {
 	atomic {
 		/* clocks: any skew in -E..E per machine */
-#ifdef CFG_LIVE
-		select (h_c : 0 .. 2 * E);
-		k_skew[0] = h_c;
-#else
-		k_skew[0] = E;	/* only the difference matters here */
-#endif
+		k_skew[0] = E;	/* exact; machine 1 off by up to E either way */
 		select (h_c : 0 .. 2 * E);
 		k_skew[1] = h_c;
 		h_c = 0;
