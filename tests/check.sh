@@ -74,6 +74,10 @@ host_suite uuid userlib/tests/uuid
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
+# The fleet protocol's Promela model, checked exhaustively by spin: today's
+# protocol must show its counterexamples, the new one none (~2 min).
+host_suite model model/check.sh
+
 # The counting above (tests/totals.sh) against canned logs.
 host_suite harness tests/totals-test.sh
 
@@ -111,7 +115,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid style harness vm-retry lease kunit debug-vm"
+	snapshot nodelife install dkms deb uuid style model harness vm-retry lease kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")
