@@ -28,18 +28,19 @@ done
 
 # NAME EXPECT(pass|cex) WHAT FLAGS...
 runs=(
-	"today-restore cex finding_2:_a_restore_reissues_A's_token_to_W:_both_mint_node_0 -DTODAY -DCFG_RESTORE"
+	"today-restore cex finding_2:_a_restore_reissues_A's_token_to_W:_both_mint_node_0 -DTODAY -DCFG_RESTORE -DPAUSES=0"
 	"today-loss cex finding_6:_a_lost_claim_answer:_two_node_IDs_on_one_lease -DTODAY -DCFG_LOSS"
 	"today-two-agents cex finding_5:_a_second_agent_on_the_device_frees_the_first's_claim:_node_in_force_twice -DTODAY -DCFG_TWO -DINFORCE_CHECK"
 	"today-clone cex finding_4:_the_clone's_agent_revokes_the_original's_lease:_node_in_force_twice -DTODAY -DCFG_CLONE -DINFORCE_CHECK"
 	"today-stall cex finding_3:_the_successor's_ID_clock_runs_past_its_grants -DTODAY -DCFG_LIVE"
+	"today-stall-grant cex finding_3:_the_successor_is_blocked_at_its_grant_round_after_round -DTODAY -DCFG_LIVE -DNOBOUND -DHANDOVERS=1"
 	"today-ratchet cex finding_3:_grants_following_the_ID_clock_ratchet_it_ahead -DTODAY -DRATCHET -DCFG_LIVE"
 	"new-loss pass lost_answers:_no_repeat,_no_leak -DCFG_LOSS"
 	"new-two-agents pass second_agent_(P7),_SIGKILL_and_adoption:_no_repeat,_never_in_force_twice -DCFG_TWO -DINFORCE_CHECK"
 	"new-clone pass VM_clone_(no_claim_in_flight),_restart_of_the_copy:_no_repeat,_never_in_force_twice -DCFG_CLONE -DINFORCE_CHECK"
 	"new-live pass no_faults,_hand-overs:_never_blocked_at_the_grant,_ID_clock_within_E -DCFG_LIVE"
 	"new-restore-oprule pass restore_under_the_operator_rule:_no_repeat,_never_in_force_twice -DCFG_RESTORE -DOPRULE -DINFORCE_CHECK"
-	"new-restore cex limit:_a_restore_with_agents_running_repeats_until_A's_next_guarded_write -DCFG_RESTORE"
+	"new-restore cex limit:_a_restore_with_agents_running_repeats_until_A's_next_guarded_write -DCFG_RESTORE -DPAUSES=0"
 	"new-clone-inflight cex limit:_a_clone_between_claim_and_install_installs_twice -DCFG_CLONE -DCLONE_INFLIGHT"
 )
 
