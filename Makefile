@@ -18,6 +18,7 @@
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make check-kcsan  the concurrency, node and fault suites on a KCSAN kernel
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
+#   make model      the fleet protocol's Promela model (model/fleet.pml), spin
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
 #                   systemd units, modprobe.d example; DESTDIR and PREFIX
@@ -174,6 +175,10 @@ check-kcsan: setup
 style:
 	tests/style.sh
 
+# The fleet protocol, model-checked (spin; also part of make check).
+model:
+	model/check.sh
+
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
@@ -272,4 +277,4 @@ clean:
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -101,6 +101,12 @@ host_suite docs-blocks tests/docs-blocks.sh
 # KUnit runs the same table against the module's.
 host_suite rules lease/tests/rules
 
+# The fleet protocol's Promela model, checked exhaustively by spin: today's
+# protocol must show its counterexamples, the new one none but the two
+# limits it names (a restore with agents running, a clone between claim
+# and install) (~2 min).
+host_suite model model/check.sh
+
 # The counting above (tests/totals.sh) against canned logs.
 host_suite harness tests/totals-test.sh
 
@@ -143,7 +149,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid rules cli-host style kdir standalone versions units docs-blocks harness vm-retry lease fleet-quickstart kunit debug-vm"
+	snapshot nodelife install dkms deb uuid rules cli-host style kdir standalone versions units docs-blocks model harness vm-retry lease fleet-quickstart kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# model/check.sh: check the fleet protocol's Promela model (model/fleet.pml)
+# exhaustively with spin, one run per configuration; kselftest-style TAP.
+#
+# "pass" runs (the new protocol) succeed when pan explores the whole
+# bounded state space and finds no error. "cex" runs (today's protocol,
+# and the new one's known limits) succeed only when pan finds the
+# counterexample and writes a trail, whose events are printed: a model
+# that stops finding them fails, so the check cannot go quiet.
+#
+# Needs spin and gcc. Each run takes seconds (the largest about 20 s and
+# 1 GB); MEMLIM (MB, default 2048) bounds pan's memory.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+memlim=${MEMLIM:-2048}
+
+for tool in spin gcc; do
+	if ! command -v "$tool" > /dev/null; then
+		echo "TAP version 13"
+		echo "1..0 # SKIP $tool not installed (tests/setup.sh installs it)"
+		echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"
+		exit 4
+	fi
+done
+
+# NAME EXPECT(pass|cex) WHAT FLAGS...
+runs=(
+	"today-restore cex finding_2:_a_restore_reissues_A's_token_to_W:_both_mint_node_0 -DTODAY -DCFG_RESTORE -DPAUSES=0"
+	"today-loss cex finding_6:_a_lost_claim_answer:_two_node_IDs_on_one_lease -DTODAY -DCFG_LOSS"
+	"today-two-agents cex finding_5:_a_second_agent_on_the_device_frees_the_first's_claim:_node_in_force_twice -DTODAY -DCFG_TWO -DINFORCE_CHECK"
+	"today-clone cex finding_4:_the_clone's_agent_revokes_the_original's_lease:_node_in_force_twice -DTODAY -DCFG_CLONE -DINFORCE_CHECK"
+	"today-stall cex finding_3:_the_successor's_ID_clock_runs_past_its_grants -DTODAY -DCFG_LIVE"
+	"today-stall-grant cex finding_3:_the_successor_is_blocked_at_its_grant_round_after_round -DTODAY -DCFG_LIVE -DNOBOUND -DHANDOVERS=1"
+	"today-ratchet cex finding_3:_grants_following_the_ID_clock_ratchet_it_ahead -DTODAY -DRATCHET -DCFG_LIVE"
+	"new-loss pass lost_answers:_no_repeat,_no_leak -DCFG_LOSS"
+	"new-two-agents pass second_agent_(P7),_SIGKILL_and_adoption:_no_repeat,_never_in_force_twice -DCFG_TWO -DINFORCE_CHECK"
+	"new-clone pass VM_clone_(no_claim_in_flight),_restart_of_the_copy:_no_repeat,_never_in_force_twice -DCFG_CLONE -DINFORCE_CHECK"
+	"new-live pass no_faults,_hand-overs:_never_blocked_at_the_grant,_ID_clock_within_E -DCFG_LIVE"
+	"new-restore-oprule pass restore_under_the_operator_rule:_no_repeat,_never_in_force_twice -DCFG_RESTORE -DOPRULE -DINFORCE_CHECK"
+	"new-restore cex limit:_a_restore_with_agents_running_repeats_until_A's_next_guarded_write -DCFG_RESTORE -DPAUSES=0"
+	"new-clone-inflight cex limit:_a_clone_between_claim_and_install_installs_twice -DCFG_CLONE -DCLONE_INFLIGHT"
+)
+
+echo "TAP version 13"
+echo "1..${#runs[@]}"
+pass=0
+fail=0
+nr=0
+for r in "${runs[@]}"; do
+	set -- $r
+	name=$1
+	expect=$2
+	what=${3//_/ }
+	shift 3
+	nr=$((nr + 1))
+	d=$work/$name
+	mkdir -p "$d"
+	cp "$here/fleet.pml" "$d/"
+	ok=0
+	if ! (cd "$d" && spin -a "$@" fleet.pml > spin.out 2>&1 &&
+	      gcc -O0 -w -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" -o pan pan.c > gcc.out 2>&1); then
+		sed 's/^/# /' "$d/spin.out" "$d/gcc.out" 2>/dev/null | head -n 20
+		echo "not ok $nr - $name: $what (does not build)"
+		fail=$((fail + 1))
+		continue
+	fi
+	t0=$(date +%s.%N)
+	(cd "$d" && timeout 600 ./pan -E -m200000 -w24 > pan.out 2>&1)
+	t1=$(date +%s.%N)
+	errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$d/pan.out" | tail -n 1)
+	states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$d/pan.out" | tail -n 1)
+	secs=$(echo "$t1 - $t0" | bc)
+	incomplete=0
+	grep -q "Search not completed" "$d/pan.out" && incomplete=1
+	grep -q "max search depth too small" "$d/pan.out" && incomplete=1
+	echo "# $name ($*): ${states:-?} states, ${secs} s, errors ${errors:-?}"
+	case $expect in
+	pass)
+		if [ "${errors:-1}" = 0 ] && [ "$incomplete" = 0 ]; then
+			ok=1
+		else
+			grep -E "pan:|assert|Search not completed|out of memory" "$d/pan.out" |
+				head -n 5 | sed 's/^/#   /'
+			if [ -f "$d/fleet.pml.trail" ]; then
+				(cd "$d" && spin -t "$@" fleet.pml 2>&1) |
+					sed -n 's/^ *\(t[0-9].*\)/#   \1/p; s/^spin: \(.*\)/#   \1/p' | head -n 40
+			fi
+		fi
+		;;
+	cex)
+		if [ "${errors:-0}" != 0 ] && [ -f "$d/fleet.pml.trail" ]; then
+			ok=1
+			grep -E "^pan:1:" "$d/pan.out" | head -n 1 | sed 's/^/#   /'
+			(cd "$d" && spin -t "$@" fleet.pml 2>&1) |
+				sed -n 's/^ *\(t[0-9].*\)/#   \1/p; s/^spin: \(text of failed.*\)/#   \1/p' |
+				grep -v " issues node " | head -n 30
+			(cd "$d" && spin -t "$@" fleet.pml 2>&1) |
+				sed -n 's/^ *\(t[0-9].* issues node .*\)/\1/p' | tail -n 3 | sed 's/^/#   ... /'
+		else
+			echo "#   expected a counterexample, pan found none"
+		fi
+		;;
+	esac
+	if [ "$ok" = 1 ]; then
+		echo "ok $nr - $name: $what"
+		pass=$((pass + 1))
+	else
+		echo "not ok $nr - $name: $what"
+		fail=$((fail + 1))
+	fi
+done
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+[ "$fail" = 0 ]
