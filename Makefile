@@ -274,6 +274,7 @@ clean:
 	$(MAKE) -C bench clean
 	$(MAKE) -C clients/postgresql clean
 	rm -f tests/lib/idref bindings/go/uidgen.test
+	rm -rf bindings/python/build bindings/python/*.egg-info
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 

@@ -17,8 +17,8 @@ trap 'rm -rf "$out"' EXIT
 echo "TAP version 13"
 for u in uidgen-state uidgen-lease; do
 	f=systemd/$u.service
-	check "$u: no silent skip on a missing module (ConditionPathExists)" \
-		"! grep -n '^ConditionPathExists=.*\\(/sys/module/uidgen\\|/dev/uid\\)' $f"
+	check "$u: no silent skip on a missing module (any Condition*= on it)" \
+		"! grep -n '^Condition[A-Za-z]*=.*\\(/sys/module/uidgen\\|/dev/uid\\)' $f"
 	check "$u: loads the module first (Wants= and After= modprobe@uidgen.service)" \
 		"grep -q '^Wants=.*modprobe@uidgen\\.service' $f && grep -q '^After=.*modprobe@uidgen\\.service' $f"
 done
