@@ -47,11 +47,32 @@ etcd_pki() {
 	)
 }
 
-etcd_run() {
-	local n=$1 cluster= i tlsopts=()
+# The members' peer URLs, as --initial-cluster takes them.
+etcd_peers() {
+	local i cluster=
 	for i in 1 2 3; do
 		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:$etcd_peer_port$i"
 	done
+	echo "$cluster"
+}
+
+# etcd_up WHO: start every member and wait until the cluster answers.
+etcd_up() {
+	local i tries
+	for i in 1 2 3; do
+		etcd_run "$i"
+	done
+	for tries in $(seq 100); do
+		ectl endpoint health > /dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "$1: the cluster did not come up: see $etcd_dir/m*.log" >&2
+	return 1
+}
+
+etcd_run() {
+	local n=$1 cluster i tlsopts=()
+	cluster=$(etcd_peers)
 	if [ -n "$etcd_tls" ]; then
 		tlsopts=(--cert-file "$etcd_dir/pki/server.pem" --key-file "$etcd_dir/pki/server.key"
 			--trusted-ca-file "$etcd_dir/pki/ca.pem" --client-cert-auth
@@ -89,7 +110,7 @@ etcd_ports_free() {
 }
 
 etcd_start() {
-	local i tries
+	local i
 	etcd_dir=$1
 	etcd_tls=${2:-}
 	mkdir -p "$etcd_dir"
@@ -100,15 +121,7 @@ etcd_start() {
 		etcd_eps="${etcd_eps:+$etcd_eps,}$etcd_scheme://127.0.0.1:$etcd_client_port$i"
 	done
 	etcd_ports_free || return 1
-	for i in 1 2 3; do
-		etcd_run "$i"
-	done
-	for tries in $(seq 100); do
-		ectl endpoint health > /dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	echo "etcd_start: the cluster did not come up: see $etcd_dir/m*.log" >&2
-	return 1
+	etcd_up etcd_start
 }
 
 etcd_kill() {
@@ -138,10 +151,8 @@ etcd_snapshot() {
 	ETCDCTL_API=3 etcdctl --endpoints "$etcd_scheme://127.0.0.1:${etcd_client_port}1" snapshot save "$1" > /dev/null 2>&1
 }
 etcd_restore() {
-	local i cluster= tries
-	for i in 1 2 3; do
-		cluster="${cluster:+$cluster,}m$i=$etcd_scheme://127.0.0.1:$etcd_peer_port$i"
-	done
+	local i cluster
+	cluster=$(etcd_peers)
 	etcd_stop
 	etcd_ports_free || return 1
 	for i in 1 2 3; do
@@ -150,12 +161,5 @@ etcd_restore() {
 			--initial-cluster "$cluster" --initial-cluster-token uidgen-test \
 			--initial-advertise-peer-urls "$etcd_scheme://127.0.0.1:$etcd_peer_port$i" > /dev/null 2>&1 || return 1
 	done
-	for i in 1 2 3; do
-		etcd_run "$i"
-	done
-	for tries in $(seq 100); do
-		ectl endpoint health > /dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
+	etcd_up etcd_restore
 }
