@@ -21,8 +21,14 @@
 
 #include "uidgen.h"
 
-/* The first module version with node floors and grants (uapi 1.4). */
-#define UIDGEN_V14	0x010400U
+/* The CLI's times are Unix ms (state files, output); the uapi's ns. */
+#define NS_PER_MS	1000000ULL
+
+/* A uapi time in ms, rounded up: a floor or grant mark never falls short. */
+static unsigned long long ns_ms(uint64_t ns)
+{
+	return ns / NS_PER_MS + !!(ns % NS_PER_MS);
+}
 
 static const char *prog = "uidgen";
 
@@ -40,7 +46,7 @@ static const char *device = UIDGEN_DEVICE;
 
 static int node_info(struct uidgen *g, struct uidgen_info *info);
 
-/* Does @dev answer uidgen_info() (any module version)? */
+/* Does @dev answer uidgen_info()? */
 static int is_uidgen_dev(const char *dev)
 {
 	struct uidgen_info info;
@@ -213,7 +219,7 @@ static int cmd_generate(const char *dev, unsigned long count,
 	if (ret)
 		return fail_open(ret, dev);
 	if ((fmt == FMT_UUID || fmt == FMT_ULID) &&
-	    (ret = uidgen_info(g, &info))) {
+	    (ret = node_info(g, &info))) {
 		uidgen_close(g);
 		return fail(ret, "reading the layout");
 	}
@@ -294,7 +300,7 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 {
 	char uuid[UIDGEN_UUID_STR_MAX];
 	enum uidgen_format f;
-	struct uidgen_info info;
+	struct uidgen_info info = { .size = sizeof(info) };
 	struct uidgen_parts p;
 	struct uidgen *g;
 	char when[64];
@@ -310,14 +316,14 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 	if (uidgen_open(&g, dev) == 0) {
 		ret = uidgen_info(g, &info);
 		uidgen_close(g);
-		if (ret)
+		if (ret < 0)
 			return fail(ret, "reading the layout");
 	} else {
 		uidgen_default_info(&info);
-		fprintf(stderr, "%s: %s is not available; decoding with the default layout %u/%u/%u/%u, tick %u us, epoch %llu ms\n",
+		fprintf(stderr, "%s: %s is not available; decoding with the default layout %u/%u/%u/%u, tick %llu us, epoch %llu ms\n",
 			prog, dev, info.ts_bits, info.node_bits, info.slot_bits,
-			info.seq_bits, info.tick_us,
-			(unsigned long long)info.epoch_ms);
+			info.seq_bits, (unsigned long long)info.tick_ns / 1000,
+			ns_ms(info.epoch_unix_ns));
 	}
 	for (i = 0; i < argc; i++) {
 		f = auto_format(argv[i], fmt);
@@ -359,28 +365,29 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 
 static int cmd_info(const char *dev)
 {
-	struct uidgen_info info, node;
+	struct uidgen_info info;
 	struct uidgen_parts p;
 	struct uidgen *g;
-	char when[64];
+	char when[64], version[64];
+	FILE *f;
 	int ret, pending;
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
-	ret = uidgen_info(g, &info);
-	if (ret) {
-		uidgen_close(g);
-		return fail(ret, "reading the layout");
-	}
-	/* The node's state, at the size this program knows (1.4). */
-	pending = !node_info(g, &node) &&
-		  node.node_state == UIDGEN_NODE_STATE_PENDING;
+	ret = node_info(g, &info);
 	uidgen_close(g);
+	if (ret)
+		return fail(ret, "reading the layout");
+	pending = info.node_state == UIDGEN_NODE_STATE_PENDING;
 
 	printf("device:    %s\n", dev);
-	printf("version:   %u.%u.%u\n", info.version >> 16,
-	       (info.version >> 8) & 0xff, info.version & 0xff);
+	/* The module's version is the module's to say (modinfo), not INFO's. */
+	f = fopen("/sys/module/uidgen/version", "re");
+	if (f && fgets(version, sizeof(version), f))
+		printf("version:   %s", version);
+	if (f)
+		fclose(f);
 	if (info.node_id == UIDGEN_NODE_NONE)
 		printf("node_id:   unassigned (no ID is issued until one is)\n");
 	else if (pending)
@@ -391,11 +398,10 @@ static int cmd_info(const char *dev)
 	printf("layout:    timestamp %u | node %u | slot %u | sequence %u bits\n",
 	       info.ts_bits, info.node_bits, info.slot_bits, info.seq_bits);
 	printf("slots:     %u\n", info.nr_slots);
-	printf("tick:      %u us, up to %llu IDs per tick per slot\n",
-	       info.tick_us, 1ULL << info.seq_bits);
-	format_time(info.epoch_ms, when, sizeof(when));
-	printf("epoch:     %llu ms (%s)\n", (unsigned long long)info.epoch_ms,
-	       when);
+	printf("tick:      %llu us, up to %llu IDs per tick per slot\n",
+	       (unsigned long long)info.tick_ns / 1000, 1ULL << info.seq_bits);
+	format_time(ns_ms(info.epoch_unix_ns), when, sizeof(when));
+	printf("epoch:     %llu ms (%s)\n", ns_ms(info.epoch_unix_ns), when);
 	/* The largest ID has every timestamp bit set. */
 	if (uidgen_decode(&info, ~0ULL >> 1, &p) == 0) {
 		format_time(p.unix_ms, when, sizeof(when));
@@ -435,33 +441,27 @@ static struct uidgen *node_dev_open(const char *dev)
 	return g;
 }
 
-/*
- * The node's state, at the size this program knows (1.4). A 1.3 module
- * fills only the first 48 bytes: node_state then reads as what node_id
- * says, and the 1.4 fields stay 0.
- */
+/* The node's state and the layout; 0 or -errno. */
 static int node_info(struct uidgen *g, struct uidgen_info *info)
 {
-	int ret = uidgen_info_sized(g, info, sizeof(*info));
+	int ret;
 
-	if (ret < 0)
-		return ret;
-	if (info->version < UIDGEN_V14)
-		info->node_state = info->node_id == UIDGEN_NODE_NONE ?
-			UIDGEN_NODE_STATE_NONE : UIDGEN_NODE_STATE_ACTIVE;
-	return 0;
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	ret = uidgen_info(g, info);
+	return ret < 0 ? ret : 0;
 }
 
 /* Assign @node, new or with @floor_ms, and @grant_ms (0: none); 0 or -errno. */
 static int node_assign(struct uidgen *g, uint32_t node, int is_new,
 		       unsigned long long floor_ms, unsigned long long grant_ms)
 {
-	struct uidgen_assign_args a = {
+	struct uidgen_assign a = {
 		.size = sizeof(a),
-		.flags = is_new ? UIDGEN_ASSIGN_FLAG_NEW : 0,
-		.node = node,
-		.floor_ms = floor_ms,
-		.grant_ms = grant_ms,
+		.flags = is_new ? UIDGEN_ASSIGN_NEW : 0,
+		.node_id = node,
+		.floor_unix_ns = floor_ms * NS_PER_MS,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
 	};
 
 	return uidgen_assign(g, &a);
@@ -471,13 +471,24 @@ static int node_assign(struct uidgen *g, uint32_t node, int is_new,
 static int node_renew(struct uidgen *g, uint32_t node,
 		      unsigned long long grant_ms)
 {
-	struct uidgen_renew_args r = {
+	struct uidgen_renew r = {
 		.size = sizeof(r),
-		.node = node,
-		.grant_ms = grant_ms,
+		.node_id = node,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
 	};
 
 	return uidgen_renew(g, &r);
+}
+
+/* Revoke whatever node ID is in force; 0 or -errno. */
+static int node_revoke(struct uidgen *g)
+{
+	struct uidgen_revoke r = {
+		.size = sizeof(r),
+		.node_id = UIDGEN_NODE_NONE,
+	};
+
+	return uidgen_revoke(g, &r);
 }
 
 /* Say what a failed assign, renew or revoke means here, the errno first. */
@@ -495,7 +506,7 @@ static int fail_node(int err, const char *what, uint32_t node)
 		break;
 	case E2BIG:
 	case EOPNOTSUPP:
-		fprintf(stderr, "%s: the loaded module predates node floors (uapi 1.4): upgrade it\n",
+		fprintf(stderr, "%s: the loaded module is older than this program's uapi: upgrade it\n",
 			prog);
 		break;
 	case ESTALE:
@@ -766,7 +777,7 @@ static int cmd_revoke(const char *dev)
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
-	ret = uidgen_revoke_node(g);
+	ret = node_revoke(g);
 	uidgen_close(g);
 	return ret ? fail(ret, "revoke-node") : 0;
 }
@@ -779,7 +790,7 @@ static void print_ms(const char *label, unsigned long long ms)
 	printf("%-15s %llu (%s)\n", label, ms, when);
 }
 
-/* Print one sysfs value under @label if the file exists (1.4 files). */
+/* Print one sysfs value under @label if the file exists. */
 static void print_sysfs_line(const char *label, const char *name)
 {
 	char path[256], line[256];
@@ -822,7 +833,7 @@ static int cmd_stats(const char *dev)
 		print_ms(times[i], v);
 	}
 	if (!uidgen_open(&g, dev)) {
-		have_info = !node_info(g, &info) && info.version >= UIDGEN_V14;
+		have_info = !node_info(g, &info);
 		uidgen_close(g);
 	}
 	if (have_info) {
@@ -832,12 +843,12 @@ static int cmd_stats(const char *dev)
 			printf("%-15s %u\n", "node_id", info.node_id);
 		else
 			printf("%-15s none\n", "node_id");
-		if (info.floor_ms)
-			print_ms("floor_ms", info.floor_ms);
+		if (info.floor_unix_ns)
+			print_ms("floor_ms", ns_ms(info.floor_unix_ns));
 		else
 			printf("%-15s 0 (none)\n", "floor_ms");
-		if (info.grant_ms) {
-			print_ms("grant_ms", info.grant_ms);
+		if (info.grant_unix_ns) {
+			print_ms("grant_ms", ns_ms(info.grant_unix_ns));
 			printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) persists a later mark as the next start's floor and raises it\n",
 			       "grant mode");
 			printf("%-15s this node ID on another machine, or a restored VM, without this machine's state file\n",
@@ -848,11 +859,11 @@ static int cmd_stats(const char *dev)
 			printf("%-15s after a crash, the IDs issued since the floor was last saved: run uidgen-persist.service ('uidgen state keep')\n",
 			       "not covered");
 		}
-		if (info.deadline_ns) {
+		if (info.deadline_boot_ns) {
 			clock_gettime(CLOCK_BOOTTIME, &boot);
 			printf("%-15s %llu (CLOCK_BOOTTIME ns; in %.3f s)\n", "deadline_ns",
-			       (unsigned long long)info.deadline_ns,
-			       ((double)info.deadline_ns -
+			       (unsigned long long)info.deadline_boot_ns,
+			       ((double)info.deadline_boot_ns -
 				(boot.tv_sec * 1e9 + boot.tv_nsec)) / 1e9);
 		} else {
 			printf("%-15s 0 (none)\n", "deadline_ns");
@@ -861,7 +872,7 @@ static int cmd_stats(const char *dev)
 		print_sysfs_line("grant_waits", "grant_waits");
 		print_sysfs_line("clock_offset_ms", "clock_offset_ms");
 	} else {
-		/* A 1.3 module: the floor and node ID from its parameters. */
+		/* The device did not answer: the floor and node ID from sysfs. */
 		ret = read_u64(SYSFS_PARAM "floor_ms", &v);
 		if (ret)
 			return fail(ret, SYSFS_PARAM "floor_ms");
@@ -915,9 +926,10 @@ static unsigned long long grant_mark(const struct uidgen_info *info,
 
 	read_u64(SYSFS_DEV "now_ms", &id_now);
 	read_u64(SYSFS_DEV "high_water_ms", &high);
-	now = max_ull(max_ull(now, id_now), max_ull(high, info->high_water_ms));
-	now = max_ull(now, info->floor_ms) + ahead_ms;
-	return max_ull(now, info->grant_ms);
+	now = max_ull(max_ull(now, id_now),
+		      max_ull(high, ns_ms(info->high_water_unix_ns)));
+	now = max_ull(now, ns_ms(info->floor_unix_ns)) + ahead_ms;
+	return max_ull(now, ns_ms(info->grant_unix_ns));
 }
 
 /* The file must be this node ID's (or new): never clobber another's floor. */
@@ -969,21 +981,15 @@ static int cmd_state_save(const char *dev, const char *file)
 		uidgen_close(g);
 		return 1;
 	}
-	ret = uidgen_revoke(g, UIDGEN_NODE_NONE, 0);
+	ret = node_revoke(g);
 	if (!ret) {
-		floor = info.floor_ms;
+		floor = ns_ms(info.floor_unix_ns);
 		ret = node_info(g, &info);
 	}
 	uidgen_close(g);
 	if (ret)
 		return fail_node(ret, "revoking the node ID", node);
-	floor = max_ull(floor, info.high_water_ms);
-	if (info.version < UIDGEN_V14) {
-		unsigned long long high = 0;
-
-		read_u64(SYSFS_DEV "high_water_ms", &high);
-		floor = max_ull(floor, high);
-	}
+	floor = max_ull(floor, ns_ms(info.high_water_unix_ns));
 	if (!floor) {
 		/* Nothing issued, no floor: the file's last mark still holds. */
 		printf("node ID %u revoked; it issued nothing: %s left as it is\n",
@@ -1087,18 +1093,19 @@ static int cmd_state_restore(const char *dev, const char *file,
 	 * restore, and raising the floor to the mark would only jump ahead.
 	 */
 	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE &&
-	    (info.floor_ms >= st.floor_ms || info.grant_ms >= st.floor_ms)) {
+	    (ns_ms(info.floor_unix_ns) >= st.floor_ms ||
+	     ns_ms(info.grant_unix_ns) >= st.floor_ms)) {
 		uidgen_close(g);
 		printf("node ID %u already active, its floor or grant at or above %s's floor_ms=%llu: nothing to restore\n",
 		       node, file, st.floor_ms);
 		return 0;
 	}
-	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && info.floor_ms == 0 &&
-	    info.version >= UIDGEN_V14)
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && !info.floor_unix_ns)
 		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (node_new=1 left in modprobe.d?): IDs issued before this restore may repeat older ones; remove node_new=1\n",
 			prog, node);
 	if (ahead_ms) {
-		info.floor_ms = max_ull(info.floor_ms, st.floor_ms);
+		info.floor_unix_ns = max_ull(info.floor_unix_ns,
+					     st.floor_ms * NS_PER_MS);
 		grant = grant_mark(&info, ahead_ms);
 		ret = state_write(file, node, grant);
 		if (ret) {
@@ -1158,13 +1165,9 @@ static int keep_round(const char *dev, const char *file,
 		return 0;
 	}
 	ret = node_info(g, &info);
-	if (!ret && info.version < UIDGEN_V14)
-		ret = -EOPNOTSUPP;
 	if (ret) {
 		uidgen_close(g);
 		fail(ret, "reading the node state");
-		if (ret == -EOPNOTSUPP)
-			fprintf(stderr, "%s: the loaded module predates grants (uapi 1.4)\n", prog);
 		return 1;
 	}
 	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
@@ -1195,7 +1198,7 @@ static int keep_round(const char *dev, const char *file,
 		uidgen_close(g);
 		/* No renew: callers wait at the old grant rather than outrun the file. */
 		fprintf(stderr, "%s: persisting to %s: %s; grant left at %llu ms\n",
-			prog, file, strerror(-ret), (unsigned long long)info.grant_ms);
+			prog, file, strerror(-ret), ns_ms(info.grant_unix_ns));
 		*said = 3;
 		return 0;
 	}

@@ -210,6 +210,12 @@ static void uidgen_clock_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t0, uidgen_ms_to_tick(g, 1796000000000ULL));
 	KUNIT_EXPECT_EQ(test, 0ULL, uidgen_ms_to_tick(g, 5));
 	KUNIT_EXPECT_EQ(test, 1796000000001ULL, uidgen_tick_end_ms(g, t0));
+	KUNIT_EXPECT_EQ(test, t0, uidgen_ns_to_tick(g, 1796000000000ULL * NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, t0, uidgen_ns_to_tick(g, 1796000000000ULL * NSEC_PER_MSEC + 999999));
+	KUNIT_EXPECT_EQ(test, t0 + 1, uidgen_ns_to_tick(g, 1796000000001ULL * NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, 0ULL, uidgen_ns_to_tick(g, 5));
+	KUNIT_EXPECT_EQ(test, 1796000000001ULL * NSEC_PER_MSEC, uidgen_tick_end_ns(g, t0));
+	KUNIT_EXPECT_EQ(test, U64_MAX, uidgen_tick_end_ns(g, U64_MAX / 2));
 	KUNIT_EXPECT_EQ(test, 1796000000000ULL, g->anchor_ms);
 	KUNIT_EXPECT_EQ(test, U64_MAX, uidgen_tick_start(g, U64_MAX / 2));
 }
