@@ -9,7 +9,7 @@
 # counterexample and writes a trail, whose events are printed: a model
 # that stops finding them fails, so the check cannot go quiet.
 #
-# Needs spin and gcc. Each run takes seconds (the largest about 20 s and
+# ONLY="NAME..." runs those runs alone. Needs spin and gcc. Each run takes seconds (the largest about 20 s and
 # 1 GB); MEMLIM (MB, default 2048) bounds pan's memory.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,9 +41,18 @@ runs=(
 	"new-live pass no_faults,_hand-overs:_never_blocked_at_the_grant,_ID_clock_within_E -DCFG_LIVE"
 	"new-restore-oprule pass restore_under_the_operator_rule:_no_repeat,_never_in_force_twice -DCFG_RESTORE -DOPRULE -DINFORCE_CHECK"
 	"new-restore cex limit:_a_restore_with_agents_running_repeats_until_A's_next_guarded_write -DCFG_RESTORE -DPAUSES=0"
-	"new-clone-inflight cex limit:_a_clone_between_claim_and_install_installs_twice -DCFG_CLONE -DCLONE_INFLIGHT"
+	"today-clone-inflight cex model_finding:_a_VM_clone_between_claim_and_install_issues_the_claim_twice -DTODAY -DCFG_CLONE -DCLONE_INFLIGHT"
+	"new-clone-inflight pass VM_clone_at_any_point_(P8:_the_fence_read_before_the_claim):_no_repeat,_never_in_force_twice -DCFG_CLONE -DCLONE_INFLIGHT -DINFORCE_CHECK"
 )
 
+# ONLY="NAME..." runs just those (while working on the model).
+if [ -n "${ONLY:-}" ]; then
+	sel=()
+	for r in "${runs[@]}"; do
+		case " $ONLY " in *" ${r%% *} "*) sel+=("$r") ;; esac
+	done
+	runs=("${sel[@]}")
+fi
 echo "TAP version 13"
 echo "1..${#runs[@]}"
 pass=0
