@@ -640,6 +640,7 @@ inline lose(a) {
 #define HANDED(x) true
 #endif
 
+#ifndef RULES_TIE
 proctype agent(byte a)
 {
 	do
@@ -1283,3 +1284,7 @@ init {
 #endif
 	}
 }
+#else
+/* model/tie.sh: the kernel's inlines above against module/tests/noderules_cases.h */
+#include "rules_tie.pml"
+#endif /* RULES_TIE */
