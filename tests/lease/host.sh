@@ -381,6 +381,13 @@ check "the copy revokes it in its device and leaves the original's lease and cla
 	'waitlog L "fenced between our claim and its install" 1 && [ -n "$(ectl get /uidgen/inflight/node/$l_node --print-value-only)" ] && [ "$(simlast L "(install|renew)" open)" = 1 ]'
 [ -z "$l_clone" ] || kill -TERM "$l_clone" 2>/dev/null
 stop L
+# Quiet before the next case: the lease the copy left expires (a TTL),
+# a write the restore case below must not see between its snapshot and
+# its claim.
+for i in $(seq 100); do
+	[ -z "$(ectl get --prefix /uidgen/inflight/node/ --keys-only)" ] && break
+	sleep 0.1
+done
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)
