@@ -68,6 +68,7 @@ struct agent {
 	uint64_t grant_ms;	/* persisted and in force */
 	uint64_t deadline_ns;
 	uint64_t acquire_ns;	/* when this claim round began */
+	uint32_t claim_fence;	/* the device's fence generation before the claim */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -729,6 +730,7 @@ static int acquire(struct agent *a)
 	uint32_t n = 1U << a->node_bits, i, start, tries;
 	long pref = last_held(a);
 	unsigned char *busy = calloc(n, 1);
+	struct lease_dev_state st;
 	int waiting = 0, r = 0;
 	char nk[512];
 
@@ -801,6 +803,13 @@ static int acquire(struct agent *a)
 			if (busy[id])
 				continue;
 			tries++;
+			/* Before the claim: a VM cloned from here on has it in
+			 * its memory, and its kernel's fence moved (install()). */
+			if (lease_dev_state(a->d, &st)) {
+				say("node %u: cannot read the device's state: not claiming", id);
+				break;
+			}
+			a->claim_fence = st.fence;
 			r = claim(a, id);
 			if (!r) {
 				char fl[24] = "NEW";
@@ -845,16 +854,54 @@ static int acquire(struct agent *a)
  * -EAGAIN to start over, or a fatal -errno. */
 static int install(struct agent *a)
 {
-	int r = keepalive(a);
+	struct lease_dev_state st;
+	int r, ka = 0;
 
-	if (r) {
-		say("node %u: keepalive before install: %s", a->node,
-		    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+	/*
+	 * Closed first: a grant at the floor (or, for a new ID, just after
+	 * the epoch) lets nothing be issued. The grant is opened only if the
+	 * device's fence has not moved since before the claim, before or
+	 * after this install: a VM cloned between the claim and here has the
+	 * claim in its agent's memory, and its kernel, which had nothing in
+	 * force to revoke, moved the fence. A clone taken once it is in force
+	 * is fenced by its kernel (the fork revokes it). Whatever failed, a
+	 * fence that moved means etcd is left alone: the claim and lease may
+	 * be the original's.
+	 */
+	r = lease_dev_state(a->d, &st);
+	if (!r && st.fence != a->claim_fence)
+		r = -ECANCELED;
+	if (!r) {
+		ka = keepalive(a);
+		if (ka)
+			r = -EAGAIN;
+	}
+	if (!r) {
+		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+		r = lease_dev_install(a->d, a->node, a->floor_ms,
+				      a->floor_ms == LEASE_FLOOR_NEW ? st.epoch_ms + 1 : a->floor_ms,
+				      a->deadline_ns, (uint64_t)a->token);
+	}
+	if (r != -ECANCELED && lease_dev_state(a->d, &st))
+		st.fence = a->claim_fence + 1;	/* unknown: as if it moved */
+	if (st.fence != a->claim_fence) {
+		say("node %u: the device was fenced between our claim and its install (fence %u, was %u): "
+		    "a VM fork or snapshot restore; this may be the copy, and the original holds this claim: "
+		    "%sleaving lease %" PRIx64 " and the claim in etcd alone (they expire by themselves)",
+		    a->node, st.fence, a->claim_fence, r ? "" : "revoking it here, ", (uint64_t)a->lease);
+		if (!r)
+			lease_dev_revoke(a->d, (uint64_t)a->token);
+		a->held = 0;
+		a->lease = 0;
 		return -EAGAIN;
 	}
-	a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
-	r = lease_dev_install(a->d, a->node, a->floor_ms, a->grant_ms, a->deadline_ns,
-			      (uint64_t)a->token);
+	if (ka) {
+		say("node %u: keepalive before install: %s", a->node,
+		    ka == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+		return -EAGAIN;
+	}
+	if (!r)
+		r = lease_dev_renew(a->d, a->node, a->grant_ms, 0, (uint64_t)a->token);
 	switch (r) {
 	case 0:
 		a->installed = 1;

@@ -118,6 +118,11 @@
  *   P7 one agent per device (flock): a second cannot start while one
  *      runs. Adoption after a restart: the agent's run file (node, token,
  *      lease, nonce) must match the kernel and node/<id> exactly.
+ *   P8 the agent reads the device's fence generation before each claim;
+ *      it installs the claim closed, and opens its grant only if the
+ *      fence has not moved (a VM cloned between the claim and the install
+ *      moved it in the copy's kernel); else it revokes it and leaves the
+ *      lease and claim in etcd alone, as in P6.
  */
 
 /* ---- scenario ---- */
@@ -224,6 +229,10 @@ byte k_mid[NK];		/* machine ID, boot ID of its machine */
 byte k_bid[NK];
 byte lock[NK];		/* P7: agent + 1 holding the device */
 byte rf_lease[NK], rf_nonce[NK], rf_tok[NK];	/* NEW: the agent's run file */
+/* P8: the agent read the fence before its claim; kfence() since then on
+ * its kernel (uidgen_node_fence(): every revoke, deadline and VM fork, a
+ * node in force or not) sets it */
+bool kf[NA];
 
 #define WALLK(k) (now + k_skew[k] - E)
 #define CLK(k) (WALLK(k) + k_off[k])
@@ -295,6 +304,21 @@ inline kfence(k) {
 	k_act[k] = 0;
 	k_tok[k] = 0;
 	k_grant[k] = 0;
+	/* the fence generation moves: for every agent reading this kernel */
+	if
+	:: ak[0] == k -> kf[0] = 1
+	:: else
+	fi;
+	if
+	:: ak[1] == k -> kf[1] = 1
+	:: else
+	fi;
+#if NA > 2
+	if
+	:: ak[2] == k -> kf[2] = 1
+	:: else
+	fi
+#endif
 }
 
 inline kexpire(k) {
@@ -616,6 +640,7 @@ inline lose(a) {
 #define HANDED(x) true
 #endif
 
+#ifndef RULES_TIE
 proctype agent(byte a)
 {
 	do
@@ -722,6 +747,8 @@ proctype agent(byte a)
 			:: h_n != 255 && nk_lease[h_n] == 0 && !fk_has[h_n] && ck_has[h_n] ->
 				retry[a] = now + 1	/* ESTALE: refused */
 			:: h_n != 255 && nk_lease[h_n] == 0 && (fk_has[h_n] || !ck_has[h_n]) ->
+				/* P8: the fence read just before the claim */
+				kf[a] = 0;
 				/* the claim txn (path A or B) */
 				rev++;
 				nk_lease[h_n] = lease[a];
@@ -840,8 +867,42 @@ proctype agent(byte a)
 
 	/* install(): lease_dev_install() */
 	:: atomic { !paused[a] && pc[a] == INST2 ->
-		kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a]);
+#ifndef TODAY
+		/*
+		 * P8: the fence compared with the one read before the claim,
+		 * the claim installed closed (a grant that lets nothing be
+		 * issued), the fence compared again, then opened (the renew to
+		 * the grant): as one step here, since the closed install issues
+		 * nothing and a fork after it revokes it (kfence() in the copy).
+		 * A fence that moved, before or after the install, or a failed
+		 * install with the fence moved: revoke what it installed, and
+		 * leave the lease and claim in etcd alone (the original's).
+		 */
+		h_r = 0;
 		if
+		:: !kf[a] -> kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a])
+		:: else
+		fi;
+		if
+		:: kf[a] ->
+			printf("t%d: agent %d: kernel %d fenced since the claim (a clone?): revokes, leaves lease %d\n",
+			       now, a, ak[a], lease[a]);
+			if
+			:: h_r == 0 -> krevoke(ak[a], tok[a])
+			:: else
+			fi;
+			lease[a] = 0;
+			held[a] = 0;
+			retry[a] = now + 1;
+			pc[a] = ACQ;
+			h_r = 255
+		:: else
+		fi;
+#else
+		kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a]);
+#endif
+		if
+		:: h_r == 255 -> skip
 		:: h_r == 0 ->
 			printf("t%d: agent %d installs node %d in kernel %d: token %d, floor %d, grant %d, deadline %d; ID clock %d\n",
 			       now, a, node[a], ak[a], tok[a], afl[a], agr[a], adl[a], CLK(ak[a]));
@@ -1158,6 +1219,7 @@ active proctype faults()
 		k_mid[2] = k_mid[0]; k_bid[2] = k_bid[0];
 		rf_lease[2] = rf_lease[0]; rf_nonce[2] = rf_nonce[0]; rf_tok[2] = rf_tok[0];
 		k_act[2] = k_act[0];
+		kf[2] = kf[0];		/* the copy's agent remembers the fence too */
 		kfence(2);		/* uidgen_node_vmfork() in the copy */
 		lease[2] = lease[0]; stale[2] = stale[0]; node[2] = node[0];
 		tok[2] = tok[0]; nonce[2] = nonce[0]; anew[2] = anew[0];
@@ -1222,3 +1284,7 @@ init {
 #endif
 	}
 }
+#else
+/* model/tie.sh: the kernel's inlines above against module/tests/noderules_cases.h */
+#include "rules_tie.pml"
+#endif /* RULES_TIE */

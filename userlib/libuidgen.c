@@ -626,6 +626,14 @@ int uidgen_set_node(struct uidgen *g, uint32_t node)
 	return -EINVAL;
 }
 
+int uidgen_fence_gen(struct uidgen *g, uint32_t *fence)
+{
+	if (!g->page)
+		return -EOPNOTSUPP;
+	*fence = uidgen_fence(g);
+	return 0;
+}
+
 int uidgen_revoke_node(struct uidgen *g)
 {
 	return uidgen_revoke(g, UIDGEN_NODE_NONE, 0);

@@ -103,6 +103,14 @@ int uidgen_assign(struct uidgen *g, const struct uidgen_assign_args *a);
 int uidgen_renew(struct uidgen *g, const struct uidgen_renew_args *r);
 /* @node: the node ID in force or UIDGEN_NODE_NONE; @token 0 or in force. */
 int uidgen_revoke(struct uidgen *g, uint32_t node, uint64_t token);
+/*
+ * The device's fence generation (struct uidgen_page.fence): it changes at
+ * every revoke, lease deadline and VM fork, with or without a node ID in
+ * force. A node's agent reads it before a claim and again once the claim
+ * is installed: a change means this may be a clone of the VM that made
+ * the claim. 0, or -EOPNOTSUPP if the handle has no fence page.
+ */
+int uidgen_fence_gen(struct uidgen *g, uint32_t *fence);
 
 void uidgen_default_info(struct uidgen_info *info);
 int uidgen_decode(const struct uidgen_info *info, uint64_t id,

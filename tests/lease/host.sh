@@ -290,6 +290,23 @@ check "a claim whose answer was lost: one node ID in etcd, never two on one leas
 	 [ "$(ectl get --prefix /uidgen/leak/node/ --keys-only | grep -c node/)" = 1 ]'
 stop G
 kill "$proxy"
+# 7. A pause between a keepalive and the renew that follows it (SIGSTOP,
+# a starved CPU): etcd renewed the lease, but by the time the device takes
+# the renew, the deadline that keepalive allows has passed. The stand-in
+# pauses its third renew (the second hold round's) for 5.5 s (TTL 9,
+# margin 4 s: a deadline 4.99 s after the keepalive was sent).
+export UIDGEN_LEASE_SIM_PAUSE=5500@3
+start P7 pause 1 -o ttl=9 -o margin_ms=4000
+unset UIDGEN_LEASE_SIM_PAUSE
+waitlog P7 "renew 3 paused" 10 > /dev/null
+check "a pause between keepalive and renew: the renew finds its deadline passed, and says how long after the keepalive" \
+	'waitlog P7 "renew in the device: .*the new deadline had passed [5-9]\.[0-9]+ s after the keepalive was sent" 10'
+check "the device never took a deadline already past: no renew at or after its own deadline, none after it expired" \
+	'awk '"'"'$2 == "renew" && ($1 >= substr($7, 10) || gone[$4]) { bad++ } $2 == "expire" { gone[$4] = 1 } END { exit bad > 0 }'"'"' "$out/P7.sim.log" && grep -q " expire " "$out/P7.sim.log"'
+check "it blames the pause, not a VM fork, and claims again" \
+	'for i in $(seq 150); do [ "$(grep -c "in force" "$out/P7.log")" -ge 2 ] && break; sleep 0.1; done
+	 ! grep -q "VM fork" "$out/P7.log" && [ "$(grep -c "in force" "$out/P7.log")" -ge 2 ]'
+stop P7
 # 8. Settings that leave no safety, or block callers with every clock right.
 check "margin_ms 0 with rate_ppm 0: refused (exit 2), saying what to use" \
 	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o margin_ms=0 -o rate_ppm=0 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "margin_ms 0 leaves .* use at least 100" "$out/bad.log"'
@@ -345,6 +362,32 @@ kill -CONT "${apid[K]}"
 check "a clone past its deadline leaves the shared lease to expire: the original's claim stands" \
 	'waitlog K "not releasing lease" 3 && [ -n "$(ectl get /uidgen/clone/node/$k_node --print-value-only)" ]'
 stop K
+# A VM cloned between a claim and its install (model/fleet.pml's
+# new-clone-inflight): the copy's agent has the claim, lease and token in
+# its memory, and its kernel had nothing in force for the fork to revoke.
+# The stand-in forks the agent at its first install (UIDGEN_LEASE_SIM_CLONE).
+export UIDGEN_LEASE_SIM_CLONE="$out/L2.sim"
+start L inflight 1
+unset UIDGEN_LEASE_SIM_CLONE
+waitlog L "this is the clone" > /dev/null
+l_clone=$(sed -n 's/.*this is the clone (pid \([0-9]*\)).*/\1/p' "$out/L.log" | head -n 1)
+[ -z "$l_clone" ] || apid[L-clone]=$l_clone
+waitlog L "in force" > /dev/null
+l_node=$(sed -n 's/.*node \([0-9]*\): claimed.*/\1/p' "$out/L.log" | head -n 1)
+sleep 2
+check "a VM cloned between claim and install: its copy never issues under the claim" \
+	'tests/lease/check.py --sim "$out/L.sim.log" --sim "$out/L2.sim.log" > "$out/inflight.txt"; sed "s/^/# /" "$out/inflight.txt"; grep -q "RESULT sim_overlaps 0" "$out/inflight.txt" && grep -q "RESULT sim_intervals [1-9]" "$out/inflight.txt"'
+check "the copy revokes it in its device and leaves the original's lease and claim in etcd" \
+	'waitlog L "fenced between our claim and its install" 1 && [ -n "$(ectl get /uidgen/inflight/node/$l_node --print-value-only)" ] && [ "$(simlast L "(install|renew)" open)" = 1 ]'
+[ -z "$l_clone" ] || kill -TERM "$l_clone" 2>/dev/null
+stop L
+# Quiet before the next case: the lease the copy left expires (a TTL),
+# a write the restore case below must not see between its snapshot and
+# its claim.
+for i in $(seq 100); do
+	[ -z "$(ectl get --prefix /uidgen/inflight/node/ --keys-only)" ] && break
+	sleep 0.1
+done
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)

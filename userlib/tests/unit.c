@@ -391,6 +391,7 @@ static void test_node_args(void)
 	struct uidgen_assign_args a = { .size = sizeof(a), .node = 1, .floor_ms = 1 };
 	struct uidgen_renew_args r = { .size = sizeof(r), .node = 1 };
 	struct uidgen *g;
+	uint32_t fence;
 
 	if (uidgen_open(&g, "/dev/null")) {
 		CHECK(0, "open /dev/null");
@@ -401,6 +402,7 @@ static void test_node_args(void)
 	CHECK(uidgen_renew(g, &r) == -ENOTTY, "renew reaches the ioctl");
 	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, 0) == -ENOTTY, "revoke");
 	CHECK(uidgen_revoke_node(g) == -ENOTTY, "revoke_node");
+	CHECK(uidgen_fence_gen(g, &fence) == -EOPNOTSUPP, "no fence page on /dev/null");
 	CHECK(uidgen_assign(g, NULL) == -EFAULT, "assign NULL");
 	CHECK(uidgen_renew(g, NULL) == -EFAULT, "renew NULL");
 	a.size = sizeof(a) - 1;
@@ -459,7 +461,7 @@ static void test_node_calls(void)
 	uint64_t id, floor, deadline, token;
 	struct uidgen_info in, now;
 	struct uidgen_parts p;
-	uint32_t node;
+	uint32_t node, f0, f1;
 	struct uidgen *g;
 	pid_t pid;
 	int st;
@@ -532,13 +534,18 @@ static void test_node_calls(void)
 	CHECK(uidgen_revoke(g, node ^ 1, 0) == -ESTALE, "revoke of another node");
 	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, in.token + 1) == -ESTALE,
 	      "revoke with another token");
+	CHECK(uidgen_fence_gen(g, &f0) == 0, "the fence generation");
 	CHECK(uidgen_revoke(g, node, 0) == 0, "revoke");
+	CHECK(uidgen_fence_gen(g, &f1) == 0 && f1 == f0 + 1,
+	      "a revoke moves the fence by one: %u, then %u", f0, f1);
 	CHECK(node_state(g, &now) == 0 && now.node_state == UIDGEN_NODE_STATE_NONE &&
 	      now.grant_ms == 0 && now.deadline_ns == 0, "revoked: no node ID");
 	CHECK(uidgen_next(g, &id) == -EADDRNOTAVAIL, "nothing issued");
 	r.deadline_ns = 0;
 	CHECK(uidgen_renew(g, &r) == -EADDRNOTAVAIL, "renew with none in force");
 	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke with none");
+	CHECK(uidgen_fence_gen(g, &f0) == 0 && f0 == f1 + 1,
+	      "a revoke with none in force moves it too: %u, then %u", f1, f0);
 
 	/* Assign with a floor and a token: the token then fences. */
 	floor = now.high_water_ms;
