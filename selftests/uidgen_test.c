@@ -14,7 +14,8 @@
 #include "kselftest_harness.h"
 #include "util.h"
 
-#define PAGE 4096
+/* The page size, asked at run time: 4096 on x86, not everywhere. */
+#define PAGE ((size_t)getpagesize())
 
 FIXTURE(uid) {
 	int fd;
