@@ -15,7 +15,7 @@
 #include "kselftest_harness.h"
 #include "util.h"
 
-#define MAX_IDS		(1 << 21)	/* per thread */
+#define MAX_IDS		(2 * 1024 * 1024)	/* per thread */
 #define CHUNK		256
 
 FIXTURE(fault) {
@@ -135,7 +135,8 @@ static size_t verify(struct __test_metadata *_metadata,
 
 			if (m[j].ids[i] <= last[p.slot]) {
 				if (bad++ < 5)
-					TH_LOG("thread %d id %zu: slot %u went backwards", j, i, p.slot);
+					TH_LOG("thread %d id %zu: slot %u went backwards",
+					       j, i, p.slot);
 			}
 			last[p.slot] = m[j].ids[i];
 		}
