@@ -19,7 +19,7 @@
 # minute. The tree is left pristine afterwards.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
+cd "$repo" || exit 1
 . tests/lib/host-suite.sh
 host_opts 6.12 "$@" || exit 2
 kver=${kver:-6.12}
