@@ -18,6 +18,11 @@
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make check-kcsan  the concurrency, node and fault suites on a KCSAN kernel
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
+#   make upstream   the module as a kernel patch series (git format-patch,
+#                   build/upstream/) for Debian's linux-source-6.12:
+#                   drivers/misc/uidgen/, the uapi header, the API doc, the
+#                   kselftests, MAINTAINERS (tools/upstream.sh; the suite
+#                   that applies and builds it: tests/upstream.sh)
 #   make model      the fleet protocol's Promela model (model/fleet.pml), spin
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
@@ -175,6 +180,10 @@ check-kcsan: setup
 style:
 	tests/style.sh
 
+# The in-tree patch series, in build/upstream/ (OUT=DIR for another).
+upstream:
+	tools/upstream.sh -o $(or $(OUT),$(CURDIR)/build/upstream)
+
 # The fleet protocol, model-checked (spin; also part of make check).
 model:
 	model/check.sh
@@ -278,4 +287,4 @@ clean:
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
