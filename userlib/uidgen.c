@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -780,12 +781,12 @@ static void print_ms(const char *label, unsigned long long ms)
 }
 
 /* Print one sysfs value under @label if the file exists (1.4 files). */
-static void print_sysfs_line(const char *label, const char *name)
+static void print_sysfs_line(const char *sys, const char *label, const char *name)
 {
 	char path[256], line[256];
 	FILE *f;
 
-	snprintf(path, sizeof(path), SYSFS_DEV "%s", name);
+	snprintf(path, sizeof(path), "%s%s", sys, name);
 	f = fopen(path, "re");
 	if (!f)
 		return;
@@ -803,27 +804,41 @@ static int cmd_stats(const char *dev)
 	static const char *const states[] = { "none", "pending", "active" };
 	struct uidgen_info info;
 	unsigned long long v;
-	char path[256], line[256];
+	char path[256], line[256], sys[64];
 	int ret, have_info = 0;
 	struct timespec boot;
 	struct uidgen *g;
+	struct stat st;
 	FILE *f;
 	size_t i;
 
-	if (!module_loaded() && access(SYSFS_DEV, F_OK)) {
+	if (!module_loaded() && access(SYSFS_DEV, F_OK) && !strcmp(dev, UIDGEN_DEVICE)) {
 		say_not_loaded();
 		return 1;
 	}
+	/* -d's device, and its own sysfs directory (by its device number). */
+	ret = uidgen_open(&g, dev);
+	if (ret)
+		return fail_open(ret, dev);
+	ret = node_info(g, &info);
+	uidgen_close(g);
+	if (ret)
+		return fail(ret, dev);
+	have_info = info.version >= UIDGEN_V14;
+	snprintf(sys, sizeof(sys), SYSFS_DEV);
+	if (!stat(dev, &st) && S_ISCHR(st.st_mode)) {
+		snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/",
+			 major(st.st_rdev), minor(st.st_rdev));
+		snprintf(path, sizeof(path), "%snow_ms", sys);
+		if (access(path, F_OK))
+			snprintf(sys, sizeof(sys), SYSFS_DEV);
+	}
 	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
-		snprintf(path, sizeof(path), SYSFS_DEV "%s", times[i]);
+		snprintf(path, sizeof(path), "%s%s", sys, times[i]);
 		ret = read_u64(path, &v);
 		if (ret)
 			return fail(ret, path);
 		print_ms(times[i], v);
-	}
-	if (!uidgen_open(&g, dev)) {
-		have_info = !node_info(g, &info) && info.version >= UIDGEN_V14;
-		uidgen_close(g);
 	}
 	if (have_info) {
 		printf("%-15s %s\n", "node_state",
@@ -858,8 +873,8 @@ static int cmd_stats(const char *dev)
 			printf("%-15s 0 (none)\n", "deadline_ns");
 		}
 		printf("%-15s %llu\n", "token", (unsigned long long)info.token);
-		print_sysfs_line("grant_waits", "grant_waits");
-		print_sysfs_line("clock_offset_ms", "clock_offset_ms");
+		print_sysfs_line(sys, "grant_waits", "grant_waits");
+		print_sysfs_line(sys, "clock_offset_ms", "clock_offset_ms");
 	} else {
 		/* A 1.3 module: the floor and node ID from its parameters. */
 		ret = read_u64(SYSFS_PARAM "floor_ms", &v);
@@ -878,7 +893,7 @@ static int cmd_stats(const char *dev)
 	if (!read_u64(SYSFS_PARAM "max_borrow_ticks", &v))
 		printf("%-15s %llu\n", "max_borrow_ticks", v);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		snprintf(path, sizeof(path), SYSFS_DEV "%s", counters[i]);
+		snprintf(path, sizeof(path), "%s%s", sys, counters[i]);
 		ret = read_u64(path, &v);
 		if (ret)
 			return fail(ret, path);
@@ -1151,9 +1166,12 @@ static int keep_round(const char *dev, const char *file,
 
 	ret = uidgen_open(&g, dev);
 	if (ret) {
-		if (*said != 1)
+		if (*said != 1) {
 			fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, dev,
 				strerror(-ret));
+			if (!module_loaded())
+				say_not_loaded();
+		}
 		*said = 1;
 		return 0;
 	}
@@ -1170,7 +1188,8 @@ static int keep_round(const char *dev, const char *file,
 	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
 		uidgen_close(g);
 		if (*said != 2)
-			fprintf(stderr, "%s: no node ID active; waiting for one\n", prog);
+			fprintf(stderr, "%s: no node ID active; waiting for one: as root, 'uidgen state restore %s' gives it its floor (uidgen-state.service does), or 'uidgen set-node N --new' for a node ID that has never issued\n",
+				prog, file);
 		*said = 2;
 		return 0;
 	}
@@ -1228,7 +1247,12 @@ static int cmd_state_keep(const char *dev, const char *file,
 	struct sigaction sa = { .sa_handler = keep_on_signal };
 	int said = 0, keeper;
 
-	if (!ahead_ms || every_ms >= ahead_ms) {
+	if (!ahead_ms) {
+		fprintf(stderr, "%s: state keep needs --ahead-ms above 0: the kernel issues nothing past the grant, and a grant of now would stop it at once; leave it out for the default, 60000\n",
+			prog);
+		return 2;
+	}
+	if (every_ms >= ahead_ms) {
 		fprintf(stderr, "%s: state keep needs --every-ms (%llu) below --ahead-ms (%llu), so the grant is raised before it runs out\n",
 			prog, every_ms, ahead_ms);
 		return 2;
@@ -1506,6 +1530,50 @@ static const struct option *find_long(const char *name, size_t len)
 	return found;
 }
 
+/* The commands that take option @val, as "printing IDs and decode". */
+static void print_owners(int val)
+{
+	int i, n = 0, total = 0;
+
+	for (i = CMD_GENERATE; i <= CMD_SAVE; i++)
+		total += has_opt(commands[i].opts, val);
+	for (i = CMD_GENERATE; i <= CMD_SAVE; i++) {
+		if (!has_opt(commands[i].opts, val))
+			continue;
+		n++;
+		fprintf(stderr, "%s%s", n == 1 ? "" : n == total ? " and " : ", ",
+			commands[i].name ? commands[i].name : "printing IDs");
+	}
+}
+
+/*
+ * --NAME abbreviates more than one option (of opts_all), none of them
+ * @id's: say which they are and whose. 0 if it abbreviates fewer than two.
+ */
+static int ambiguous(enum cmd_id id, const char *text, size_t len, const char *name)
+{
+	const struct option *o;
+	int n = 0, total = 0;
+
+	for (o = opts_all; o->name; o++)
+		total += !strncmp(o->name, text, len);
+	if (total < 2)
+		return 0;
+	fprintf(stderr, "%s: %s takes no %s (short for ", prog,
+		commands[id].name ? commands[id].name : "printing IDs", name);
+	for (o = opts_all; o->name; o++) {
+		if (strncmp(o->name, text, len))
+			continue;
+		n++;
+		fprintf(stderr, "%s--%s, an option of ", n == 1 ? "" :
+			n == total ? ", or " : ", ", o->name);
+		print_owners(o->val);
+	}
+	fprintf(stderr, "): ");
+	see_help(id);
+	return 1;
+}
+
 /* An option @id does not take: say whose it is, or that none has it. */
 static int bad_option(enum cmd_id id, char **argv)
 {
@@ -1529,6 +1597,8 @@ static int bad_option(enum cmd_id id, char **argv)
 		snprintf(name, sizeof(name), "--%.*s", (int)len, text + 2);
 		o = find_long(text + 2, len);
 		val = o ? o->val : 0;
+		if (!o && len && ambiguous(id, text + 2, len, name))
+			return 2;
 	} else {
 		snprintf(name, sizeof(name), "-%c", val);
 	}
@@ -1569,6 +1639,43 @@ static int missing_value(enum cmd_id id, char **argv)
 	}
 	see_help(id);
 	return 2;
+}
+
+/*
+ * Whether option word @arg takes the next word as its value: the command
+ * words are found before the command's own options are known, so this
+ * goes by every command's options (opts_all). "--NAME" without "=" takes
+ * one if an option NAME abbreviates does (--f is --format or --floor: both
+ * do); "-xyz" if the last letter that takes one is its end.
+ */
+static int takes_value(const char *arg)
+{
+	const struct option *o;
+	size_t len;
+
+	if (arg[0] != '-' || !arg[1])
+		return 0;
+	if (arg[1] == '-') {
+		len = strlen(arg + 2);
+		if (!len || strchr(arg, '='))
+			return 0;
+		for (o = opts_all; o->name; o++)
+			if (!strncmp(o->name, arg + 2, len) && o->has_arg == required_argument)
+				return 1;
+		return 0;
+	}
+	for (arg++; *arg; arg++)
+		if (strchr("dnf", *arg))
+			return !arg[1];
+	return 0;
+}
+
+static void find_word(const char *arg, const char **w1, const char **w2)
+{
+	if (!*w1)
+		*w1 = arg;
+	else if (!*w2)
+		*w2 = arg;
 }
 
 /* A command name, one word or "state" and the next; CMD_COUNT if none. */
@@ -1658,19 +1765,16 @@ int main(int argc, char **argv)
 	 * options are; then the options again, by that command's table.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:d:n:f:hV", opts_all, NULL)) != -1) {
-		if (c != 1)
-			continue;
-		if (!w1)
-			w1 = optarg;
-		else if (!w2)
-			w2 = optarg;
-	}
-	for (; optind < argc; optind++) {	/* after "--" */
-		if (!w1)
-			w1 = argv[optind];
-		else if (!w2)
-			w2 = argv[optind];
+	for (c = 1; c < argc; c++) {
+		if (!strcmp(argv[c], "--")) {
+			for (c++; c < argc && !w2; c++)
+				find_word(argv[c], &w1, &w2);
+			break;
+		}
+		if (takes_value(argv[c]))
+			c++;
+		else if (argv[c][0] != '-' || !argv[c][1])
+			find_word(argv[c], &w1, &w2);
 	}
 	id = w1 ? find_command(w1, w2) : CMD_GENERATE;
 	if (id == CMD_COUNT) {
