@@ -199,6 +199,29 @@ static int state_lock(const char *file, const char *suffix, int nonblock)
 	return fd;
 }
 
+/*
+ * Locking @file failed with @err: say why, and what to do when its
+ * directory is missing or not this user's. Returns 1.
+ */
+static int fail_lock(int err, const char *file)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+	size_t len = slash ? (size_t)(slash - file) : 1;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)len, slash ? (len ? file : "/") : ".");
+	if (err == -ENOENT) {
+		fprintf(stderr, "%s: %s: no such directory for the state file %s: create it (mkdir -p %s; uidgen-state.service's StateDirectory= makes /var/lib/uidgen)\n",
+			prog, dir, file, dir);
+		return 1;
+	}
+	fprintf(stderr, "%s: locking the state file %s: %s\n", prog, file, strerror(-err));
+	if (err == -EACCES || err == -EPERM || err == -EROFS)
+		fprintf(stderr, "%s: %s and %s.lock must be writable: run it as root (uidgen-state.service does)\n",
+			prog, file, file);
+	return 1;
+}
+
 
 /*
  * The mark to persist and grant: @ahead_ms past the later of the wall
@@ -541,11 +564,13 @@ static int cmd_state_keep(const char *dev, const char *file,
 	}
 	/* One keeper per file, for as long as it runs. */
 	keeper = state_lock(file, ".keep", 1);
-	if (keeper < 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, file, keeper == -EWOULDBLOCK ?
-			"another 'state keep' is already keeping it" : strerror(-keeper));
+	if (keeper == -EWOULDBLOCK) {
+		fprintf(stderr, "%s: %s: another 'state keep' is already keeping it\n",
+			prog, file);
 		return 1;
 	}
+	if (keeper < 0)
+		return fail_lock(keeper, file);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -575,7 +600,7 @@ static int state_locked(const char *dev, const char *file,
 	int lock = state_lock(file, ".lock", 0), ret;
 
 	if (lock < 0)
-		return fail(lock, "locking the state file");
+		return fail_lock(lock, file);
 	ret = cmd(dev, file, ahead_ms);
 	close(lock);
 	return ret;

@@ -96,6 +96,14 @@ fails "state keep --every-ms not below --ahead-ms" 2 \
 	"uidgen: state keep needs --every-ms (500) below --ahead-ms (400), so the grant is raised before it runs out" \
 	state keep "$tmp/st" --ahead-ms 400 --every-ms 500
 
+# A state file in a directory that does not exist (typed by hand before
+# uidgen-state.service made /var/lib/uidgen): which, and what to do.
+for c in restore save keep; do
+	fails "state $c FILE in a missing directory" 1 \
+		"uidgen: $tmp/nodir: no such directory for the state file $tmp/nodir/st: create it (mkdir -p $tmp/nodir; uidgen-state.service's StateDirectory= makes /var/lib/uidgen)" \
+		state $c "$tmp/nodir/st"
+done
+
 # --- help (19.6, 19.8) ---------------------------------------------------------
 is "uidgen help exits 0" "$($U help > /dev/null; echo $?)" 0
 is "uidgen help is uidgen --help" "$($U help)" "$($U --help)"
