@@ -201,7 +201,8 @@ static int state_lock(const char *file, const char *suffix, int nonblock)
 
 /*
  * Locking @file failed with @err: say why, and what to do when its
- * directory is missing or not this user's. Returns 1.
+ * directory is missing (not /proc's kind: there ENOENT means no file may be
+ * made) or not this user's. Returns 1.
  */
 static int fail_lock(int err, const char *file)
 {
@@ -210,12 +211,12 @@ static int fail_lock(int err, const char *file)
 	size_t len = slash ? (size_t)(slash - file) : 1;
 
 	snprintf(dir, sizeof(dir), "%.*s", (int)len, slash ? (len ? file : "/") : ".");
-	if (err == -ENOENT) {
+	if (err == -ENOENT && access(dir, F_OK)) {
 		fprintf(stderr, "%s: %s: no such directory for the state file %s: create it (mkdir -p %s; uidgen-state.service's StateDirectory= makes /var/lib/uidgen)\n",
 			prog, dir, file, dir);
 		return 1;
 	}
-	fprintf(stderr, "%s: locking the state file %s: %s\n", prog, file, strerror(-err));
+	fprintf(stderr, "%s: %s: %s (locking it)\n", prog, file, strerror(-err));
 	if (err == -EACCES || err == -EPERM || err == -EROFS)
 		fprintf(stderr, "%s: %s and %s.lock must be writable: run it as root (uidgen-state.service does)\n",
 			prog, file, file);
