@@ -29,7 +29,7 @@
 #                   systemd units, modprobe.d example; DESTDIR and PREFIX
 #                   honoured, KVER picks the kernel (default: the running
 #                   one; refused if it has no headers and KVER/KDIR unset)
-#   make uninstall  remove all of it
+#   make uninstall  remove all of it (KVER as for install, refused alike)
 #   make dkms-install    the module's source to /usr/src/uidgen-VERSION, and
 #                   dkms add, build and install it for KVER (dkms then
 #                   rebuilds it for every new kernel)
@@ -76,11 +76,11 @@ ifneq ($(filter all module sparse install install-module,$(or $(MAKECMDGOALS),al
 $(warning $(KDIR_WARNING))
 endif
 endif
-# install, install-module, dkms-install: never into a tree nobody named
-# (refused before anything is built).
-ifneq ($(filter install install-module dkms-install,$(MAKECMDGOALS)),)
+# install, install-module, dkms-install, uninstall: never into (or out of)
+# a tree nobody named (refused before anything is built or removed).
+ifneq ($(filter install install-module dkms-install uninstall,$(MAKECMDGOALS)),)
 ifeq ($(KDIR_NOT_RUNNING),1)
-$(error uidgen: refusing to install the module into /lib/modules/$(or $(KVER),?): not the running kernel ($(UNAME_R)), which has no headers. Say which kernel: make $(MAKECMDGOALS) KVER=$(or $(KVER),...) (or KDIR=...))
+$(error uidgen: refusing to $(if $(filter uninstall,$(MAKECMDGOALS)),uninstall the module from,install the module into) /lib/modules/$(or $(KVER),?): not the running kernel ($(UNAME_R)), which has no headers. Say which kernel: make $(MAKECMDGOALS) KVER=$(or $(KVER),...) (or KDIR=...))
 endif
 ifeq ($(KVER),)
 $(error uidgen: which kernel's /lib/modules is KDIR=$(KDIR) for? Say so: make $(MAKECMDGOALS) KDIR=$(KDIR) KVER=...)
@@ -273,9 +273,14 @@ dkms-uninstall:
 
 # kbuild's clean with M=module, not M=$(CURDIR): it deletes every *.mod,
 # *.a, *.o, *.s ... under M=, and bindings/go/go.mod is one. The top's
-# own kbuild outputs go by name.
+# own kbuild outputs go by name. With no kernel headers at all (no KDIR),
+# the module's products go by name too, and the rest is cleaned as ever.
+MODULE_PRODUCTS := $(addprefix module/,*.o *.ko *.mod *.mod.c .*.cmd modules.order .*.d \
+	tests/*.o tests/.*.cmd)
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
+	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean,\
+		@echo "uidgen: no kernel headers (KDIR '$(KDIR)'): the module's build products removed by name, without kbuild")
+	$(if $(wildcard $(KDIR)/Makefile),,rm -f $(MODULE_PRODUCTS))
 	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
 	$(MAKE) -C userlib clean
 	$(MAKE) -C lease clean
