@@ -850,6 +850,37 @@ static int acquire(struct agent *a)
 	return 1;
 }
 
+/*
+ * fenced_since_claim() - has the device's fence moved since before our
+ * claim (a revoke, a deadline, a VM fork or snapshot restore)? If so, or
+ * if the device cannot say, say so, revoke what we installed if @revoked
+ * is "revoking it here, " (NULL: nothing installed, "": already gone),
+ * and forget the lease and claim without touching etcd: this may be the
+ * copy of a VM, and they the original's. They expire by themselves.
+ */
+static int fenced_since_claim(struct agent *a, const char *revoke)
+{
+	struct lease_dev_state st;
+	char was[48];
+	int r = lease_dev_state(a->d, &st);
+
+	if (!r && st.fence == a->claim_fence)
+		return 0;
+	if (r)
+		snprintf(was, sizeof(was), "unreadable: %s", strerror(-r));
+	else
+		snprintf(was, sizeof(was), "%u, was %u", st.fence, a->claim_fence);
+	if (revoke && *revoke && lease_dev_revoke(a->d, (uint64_t)a->token))
+		revoke = "";	/* the kernel had revoked it already */
+	say("node %u: the device was fenced between our claim and its opening (fence %s): "
+	    "a revoke, the deadline passing in a pause, or a VM fork or snapshot restore, and this may be the copy: "
+	    "%sleaving lease %" PRIx64 " and the claim in etcd alone (they expire by themselves)",
+	    a->node, was, revoke ? revoke : "", (uint64_t)a->lease);
+	a->held = 0;
+	a->lease = 0;
+	return 1;
+}
+
 /* install() - put the claimed node in force in the device. Returns 0,
  * -EAGAIN to start over, or a fatal -errno. */
 static int install(struct agent *a)
@@ -882,26 +913,25 @@ static int install(struct agent *a)
 				      a->floor_ms == LEASE_FLOOR_NEW ? st.epoch_ms + 1 : a->floor_ms,
 				      a->deadline_ns, (uint64_t)a->token);
 	}
-	if (r != -ECANCELED && lease_dev_state(a->d, &st))
-		st.fence = a->claim_fence + 1;	/* unknown: as if it moved */
-	if (st.fence != a->claim_fence) {
-		say("node %u: the device was fenced between our claim and its install (fence %u, was %u): "
-		    "a VM fork or snapshot restore; this may be the copy, and the original holds this claim: "
-		    "%sleaving lease %" PRIx64 " and the claim in etcd alone (they expire by themselves)",
-		    a->node, st.fence, a->claim_fence, r ? "" : "revoking it here, ", (uint64_t)a->lease);
-		if (!r)
-			lease_dev_revoke(a->d, (uint64_t)a->token);
-		a->held = 0;
-		a->lease = 0;
+	if (r != -ECANCELED && fenced_since_claim(a, r ? NULL : "revoking it here, "))
 		return -EAGAIN;
-	}
 	if (ka) {
 		say("node %u: keepalive before install: %s", a->node,
 		    ka == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
 		return -EAGAIN;
 	}
-	if (!r)
+	if (r == -ECANCELED) {
+		fenced_since_claim(a, NULL);
+		return -EAGAIN;
+	}
+	if (!r) {
 		r = lease_dev_renew(a->d, a->node, a->grant_ms, 0, (uint64_t)a->token);
+		/* Not opened: revoked under us (a VM cloned after the second
+		 * read, whose fork revoked it; or the deadline passed in a
+		 * pause): the fence has moved, and etcd is left alone. */
+		if (r && fenced_since_claim(a, ""))
+			return -EAGAIN;
+	}
 	switch (r) {
 	case 0:
 		a->installed = 1;

@@ -203,28 +203,33 @@ static uint64_t sim_expire(struct lease_dev *d)
 /*
  * A test's stand-in for a VM cloned between a claim and its install: with
  * UIDGEN_LEASE_SIM_CLONE=PATH, the first install forks this very process
- * (its memory, lease, claim and token, as a clone's agent has them). The
- * child becomes the copy: its device is the state file PATH, a copy of
- * this one whose kernel saw the fork (the fence moved), with its own log
- * PATH.log and "-clone" after its name. Both then go on with the install.
+ * (its memory, lease, claim and token, as a clone's agent has them); with
+ * PATH@renew, the first renew (the one that opens an install). The child
+ * becomes the copy: its device is the state file PATH, a copy of this one
+ * whose kernel saw the fork (the fence moved, what was in force revoked),
+ * with its own log PATH.log and "-clone" after its name. Both then go on
+ * with the call.
  */
-static void sim_clone_hook(struct lease_dev *d)
+static void sim_clone_hook(struct lease_dev *d, int at_renew)
 {
-	const char *path = getenv("UIDGEN_LEASE_SIM_CLONE");
-	char logp[4096], *who;
+	const char *env = getenv("UIDGEN_LEASE_SIM_CLONE");
+	char logp[4096], *who, *path, *at;
 	struct dirent *de;
 	DIR *dir;
 	pid_t pid;
 
-	if (!path || !*path)
+	if (!env || !*env)
 		return;
-	path = strdup(path);
+	at = strrchr(env, '@');
+	if (!!at_renew != (at && !strcmp(at, "@renew")))
+		return;
+	path = strndup(env, at && at_renew ? (size_t)(at - env) : strlen(env));
 	unsetenv("UIDGEN_LEASE_SIM_CLONE");
 	pid = path ? fork() : -1;
 	if (pid) {
 		if (pid < 0)
 			perror("uidgen-lease: device-sim clone");
-		free((char *)path);
+		free(path);
 		return;
 	}
 	/* A clone has its own connections: not the original's sockets
@@ -249,7 +254,9 @@ static void sim_clone_hook(struct lease_dev *d)
 	free(d->who);
 	d->who = who;
 	free(d->sim);
-	d->sim = (char *)path;
+	d->sim = path;
+	if (d->r.node != UIDGEN_NODE_NONE)
+		sim_log(d, &d->r, etcd_boottime_ns(), "fork");
 	uidgen_rules_fence(&d->r);	/* uidgen_node_vmfork() */
 	d->fence++;
 	sim_save(d);
@@ -407,7 +414,7 @@ static int sim_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 		.token = token,
 	};
 
-	sim_clone_hook(d);
+	sim_clone_hook(d, 0);
 	return sim_set_node(d, &n);
 }
 
@@ -445,6 +452,7 @@ static int sim_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 	};
 
 	sim_pause_hook();
+	sim_clone_hook(d, 1);
 	return sim_set_node(d, &n);
 }
 

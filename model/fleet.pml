@@ -186,6 +186,7 @@
 #define HRENEW 7
 #define DOWN 8		/* stopped (SIGTERM), may be restarted */
 #define DEAD 9
+#define INST3 10	/* install()'s opening renew (P8) */
 
 byte now = T0;
 
@@ -389,9 +390,10 @@ inline kassign(k, nd, isnew, fl, gr, dl, tk) {
 	fi
 }
 
+/* dl 0: leave the deadline (install()'s opening renew) */
 inline krenew(k, nd, gr, dl, tk) {
 	if
-	:: dl <= now -> h_r = ETIME
+	:: dl != 0 && dl <= now -> h_r = ETIME
 	:: else ->
 		kexpire(k);
 		if
@@ -403,7 +405,10 @@ inline krenew(k, nd, gr, dl, tk) {
 			:: gr > k_grant[k] -> k_grant[k] = gr
 			:: else
 			fi;
-			k_dl[k] = dl
+			if
+			:: dl != 0 -> k_dl[k] = dl
+			:: else
+			fi
 		fi
 	fi
 }
@@ -870,17 +875,15 @@ proctype agent(byte a)
 #ifndef TODAY
 		/*
 		 * P8: the fence compared with the one read before the claim,
-		 * the claim installed closed (a grant that lets nothing be
-		 * issued), the fence compared again, then opened (the renew to
-		 * the grant): as one step here, since the closed install issues
-		 * nothing and a fork after it revokes it (kfence() in the copy).
-		 * A fence that moved, before or after the install, or a failed
-		 * install with the fence moved: revoke what it installed, and
-		 * leave the lease and claim in etcd alone (the original's).
+		 * the claim installed closed (grant 0 here: nothing is issued),
+		 * the fence compared again (one step: the closed install issues
+		 * nothing), then opened in a step of its own (INST3). A fence
+		 * that moved: revoke what was installed, and leave the lease and
+		 * claim in etcd alone (they may be the original's).
 		 */
 		h_r = 0;
 		if
-		:: !kf[a] -> kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a])
+		:: !kf[a] -> kassign(ak[a], node[a], anew[a], afl[a], 0, adl[a], tok[a])
 		:: else
 		fi;
 		if
@@ -898,27 +901,55 @@ proctype agent(byte a)
 			h_r = 255
 		:: else
 		fi;
-#else
-		kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a]);
-#endif
 		if
 		:: h_r == 255 -> skip
+		:: h_r == 0 -> pc[a] = INST3
+		:: h_r == ETIME -> lose(a)
+		:: else -> release(a); pc[a] = DEAD; unlock(a)	/* fatal */
+		fi;
+#else
+		kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a]);
+		if
 		:: h_r == 0 ->
 			printf("t%d: agent %d installs node %d in kernel %d: token %d, floor %d, grant %d, deadline %d; ID clock %d\n",
 			       now, a, node[a], ak[a], tok[a], afl[a], agr[a], adl[a], CLK(ak[a]));
 			inst[a] = 1;
-#ifndef TODAY
-			rf_lease[ak[a]] = lease[a];
-			rf_nonce[ak[a]] = nonce[a];
-			rf_tok[ak[a]] = tok[a];
-#endif
 			next[a] = now + R;
 			pc[a] = HOLD
 		:: h_r == ETIME -> lose(a)
 		:: else -> release(a); pc[a] = DEAD; unlock(a)	/* fatal */
 		fi;
+#endif
 		issue()
 	}
+
+#ifndef TODAY
+	/* install(): the opening renew (grant, deadline 0: left as it is); a
+	 * failure (revoked under it: a fork, the deadline in a pause) means
+	 * the fence moved: etcd is left alone */
+	:: atomic { !paused[a] && pc[a] == INST3 ->
+		krenew(ak[a], node[a], agr[a], 0, tok[a]);
+		if
+		:: h_r == 0 && !kf[a] ->
+			printf("t%d: agent %d installs node %d in kernel %d: token %d, floor %d, grant %d, deadline %d; ID clock %d\n",
+			       now, a, node[a], ak[a], tok[a], afl[a], agr[a], adl[a], CLK(ak[a]));
+			inst[a] = 1;
+			rf_lease[ak[a]] = lease[a];
+			rf_nonce[ak[a]] = nonce[a];
+			rf_tok[ak[a]] = tok[a];
+			next[a] = now + R;
+			pc[a] = HOLD
+		:: else ->
+			printf("t%d: agent %d: opening renew in kernel %d: %d (fence moved): leaves lease %d\n",
+			       now, a, ak[a], h_r, lease[a]);
+			lease[a] = 0;
+			held[a] = 0;
+			retry[a] = now + 1;
+			pc[a] = ACQ
+		fi;
+		issue()
+	}
+#endif
 
 	/* hold(): a round: dev_holds(), keepalive(), persist_grant() */
 	:: atomic { !paused[a] && pc[a] == HOLD && now >= next[a] ->
@@ -1017,7 +1048,7 @@ proctype agent(byte a)
  * later, an etcd that takes that long to answer).
  */
 #define DUE(a) (!paused[a] && (pc[a] == START || pc[a] == CLAIMB || pc[a] == INST1 || \
-	pc[a] == INST2 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
+	pc[a] == INST2 || pc[a] == INST3 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
 	(pc[a] == ACQ && (now >= retry[a] || lease[a] == 0 || !l_alive[lease[a]]))))
 #define XDUE(x) (l_alive[x] && now >= l_exp[x])
 #define EXPDUE (XDUE(1) || XDUE(2) || XDUE(3) || XDUE(4) || XDUE(5))

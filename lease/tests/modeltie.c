@@ -10,8 +10,8 @@
  * it with spin; a row the model gets wrong is an assertion that fails.
  *
  * The model abstracts what the lease agent never does: it always passes
- * a token and a deadline, never sets a node pending, and gives NEW or a
- * floor of its own. Rows outside that are left out and counted, with the
+ * a token, and a deadline to assign (its opening renew leaves it: 0),
+ * never sets a node pending, and gives NEW or a floor of its own. Rows outside that are left out and counted, with the
  * reason, as Promela comments ("skip: ..."). Times are mapped to small
  * numbers by rank, per clock (the rules only compare times of one clock):
  * CLOCK_BOOTTIME (now, deadlines) and the wall clock (grants). The model
@@ -78,12 +78,11 @@ static const char *skip_reason(const struct uidgen_rules_case *c)
 		return "a pending node ID: never set by the agent";
 	if (!q->token)
 		return "no token: the agent always passes one";
-	if (c->op == RULES_REVOKE)
+	/* The agent's opening renew (install()) leaves the deadline (0). */
+	if (c->op == RULES_REVOKE || c->op == RULES_RENEW)
 		return NULL;
 	if (!q->deadline_ns)
-		return "no deadline: the agent always passes one";
-	if (c->op == RULES_RENEW)
-		return NULL;
+		return "an assignment with no deadline: the agent always passes one";
 	if (how != R_NEW && how != R_FLOOR)
 		return "neither or both of NEW and FLOOR: the agent passes one";
 	if (how == R_FLOOR && !q->floor_ms)

@@ -280,10 +280,10 @@ stop X
 # 6. A lost answer: etcd applied the claim, the agent never heard. It
 # must not claim a second ID on the same lease.
 leakb=$(printf %s /uidgen/leak/node/ | base64)
-tests/lease/faultproxy.py 23799 http://127.0.0.1:${etcd_client_port}1 "drop:/v3/kv/txn:$leakb:1" > "$out/proxy-leak.log" 2>&1 &
+tests/lease/faultproxy.py ${etcd_client_port}9 http://127.0.0.1:${etcd_client_port}1 "drop:/v3/kv/txn:$leakb:1" > "$out/proxy-leak.log" 2>&1 &
 proxy=$!
 sleep 0.5
-start G leak 2 -o endpoints=http://127.0.0.1:23799
+start G leak 2 -o endpoints=http://127.0.0.1:${etcd_client_port}9
 check "a claim whose answer was lost: one node ID in etcd, never two on one lease" \
 	'waitlog G "in force" && sleep 1 && cat "$out/proxy-leak.log" && grep -q "^drop" "$out/proxy-leak.log" &&
 	 ectl get --prefix /uidgen/leak/node/ --keys-only | grep node/ &&
@@ -378,7 +378,7 @@ sleep 2
 check "a VM cloned between claim and install: its copy never issues under the claim" \
 	'tests/lease/check.py --sim "$out/L.sim.log" --sim "$out/L2.sim.log" > "$out/inflight.txt"; sed "s/^/# /" "$out/inflight.txt"; grep -q "RESULT sim_overlaps 0" "$out/inflight.txt" && grep -q "RESULT sim_intervals [1-9]" "$out/inflight.txt"'
 check "the copy revokes it in its device and leaves the original's lease and claim in etcd" \
-	'waitlog L "fenced between our claim and its install" 1 && [ -n "$(ectl get /uidgen/inflight/node/$l_node --print-value-only)" ] && [ "$(simlast L "(install|renew)" open)" = 1 ]'
+	'waitlog L "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight/node/$l_node --print-value-only)" ] && [ "$(simlast L "(install|renew)" open)" = 1 ]'
 [ -z "$l_clone" ] || kill -TERM "$l_clone" 2>/dev/null
 stop L
 # Quiet before the next case: the lease the copy left expires (a TTL),
@@ -388,13 +388,34 @@ for i in $(seq 100); do
 	[ -z "$(ectl get --prefix /uidgen/inflight/node/ --keys-only)" ] && break
 	sleep 0.1
 done
+# The same, cloned at the renew that opens the install (after the second
+# fence read): the copy's kernel revoked it, its renew fails, and the
+# copy must leave etcd alone (it freed the original's claim when that
+# failure was fatal, and another machine then claimed it).
+export UIDGEN_LEASE_SIM_CLONE="$out/M2.sim@renew"
+start M inflight2 0
+unset UIDGEN_LEASE_SIM_CLONE
+waitlog M "this is the clone" > /dev/null
+m_clone=$(sed -n 's/.*this is the clone (pid \([0-9]*\)).*/\1/p' "$out/M.log" | head -n 1)
+[ -z "$m_clone" ] || apid[M-clone]=$m_clone
+waitlog M "in force" > /dev/null
+sleep 3
+check "a VM cloned at the opening renew: the copy leaves the lease and claim; the original keeps its node" \
+	'waitlog M "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight2/node/0 --print-value-only)" ] &&
+	 ! grep -q "is gone" "$out/M.log" && [ "$(simlast M "(install|renew)" open)" = 1 ] && ! grep -q " revoke " "$out/M.sim.log"'
+[ -z "$m_clone" ] || kill -TERM "$m_clone" 2>/dev/null
+stop M
+for i in $(seq 100); do
+	[ -z "$(ectl get --prefix /uidgen/inflight2/node/ --keys-only)" ] && break
+	sleep 0.1
+done
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)
-tests/lease/faultproxy.py 23798 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/kv/txn:$restb:$out/go" > "$out/proxy-rest.log" 2>&1 &
+tests/lease/faultproxy.py ${etcd_client_port}8 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/kv/txn:$restb:$out/go" > "$out/proxy-rest.log" 2>&1 &
 proxy=$!
 sleep 0.5
-start RA rest 0 -o endpoints=http://127.0.0.1:23798 -o ttl=10
+start RA rest 0 -o endpoints=http://127.0.0.1:${etcd_client_port}8 -o ttl=10
 for i in $(seq 100); do grep -q "^hold" "$out/proxy-rest.log" && break; sleep 0.1; done
 etcd_snapshot "$out/snap.db"
 touch "$out/go"
