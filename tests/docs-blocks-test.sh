@@ -224,6 +224,53 @@ ${f}
 key = value
 ${f}
 EOF
+doc empty-output.md <<EOF
+${f}sh
+echo hello
+${f}
+
+<!-- docs-test: output -->
+${f}text
+${f}
+EOF
+breaks empty-output.md "an empty output block (nothing to compare)"
+
+doc walked-true.rst <<EOF
+.. docs-test: walked: /bin/true
+
+.. code-block:: sh
+
+   frobnicate --break-everything
+EOF
+breaks walked-true.rst "walked by '/bin/true', which is not an executable of the tree"
+
+doc walked-other.rst <<EOF
+.. docs-test: walked: tests/kdir.sh
+
+.. code-block:: sh
+
+   frobnicate --break-everything
+EOF
+breaks walked-other.rst "walked by 'tests/kdir.sh', which never names walked-other.rst"
+
+doc vm-output.md <<EOF
+${f}sh
+echo checked
+${f}
+
+<!-- docs-test: boots-vm -->
+${f}sh
+make demo
+${f}
+
+<!-- docs-test: output of: make demo -->
+${f}text
+id 1
+${f}
+EOF
+check "vm-output.md, DOCS_BLOCKS_VM=0: the VM block and its output counted unrun, not failed" \
+	'run "$out/docs/vm-output.md"; [ "$rc" = 0 ] && grep -q "^# unrun .*output of a block that boots a VM" "$out/run.log"'
+
 check "good.md: passes, 5 checked (3 blocks run, 2 outputs compared), 2 not commands" \
 	'run "$out/docs/good.md"; [ "$rc" = 0 ] && grep -qx "1\.\.5" "$out/run.log" &&
 	 grep -qx "# Totals: pass:5 fail:0 xfail:0 xpass:0 skip:0 error:0" "$out/run.log" &&

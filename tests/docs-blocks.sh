@@ -286,11 +286,16 @@ for i in $(seq 1 "$n"); do
 	"walked: "*)
 		walked=$((walked + 1))
 		w=${kind#walked: }
-		if [ -x "$w" ]; then
-			echo "# walked $where: by $w"
-		else
-			notok "$where: walked by '$w', which is not an executable of the tree"
-		fi
+		case $w in
+		/*|*..*) notok "$where: walked by '$w', which is not an executable of the tree (a path inside it, such as tests/NAME.sh)" ;;
+		*)	if [ ! -x "$w" ] || [ ! -f "$w" ]; then
+				notok "$where: walked by '$w', which is not an executable of the tree"
+			elif ! grep -qF "$(basename "$file")" "$w"; then
+				notok "$where: walked by '$w', which never names $(basename "$file"): it cannot be walking it"
+			else
+				echo "# walked $where: by $w"
+			fi ;;
+		esac
 		continue ;;
 	output|"output of: "*)
 		# The shown output of the last block of its file that ran (whose
@@ -306,7 +311,12 @@ for i in $(seq 1 "$n"); do
 			notok "$where: ${kind}: no block of $file before it ran ${kind#output of: }"
 			continue
 		fi
+		if ! grep -q '[^[:space:]]' "$b"; then
+			notok "$where: ${kind}: an empty output block (nothing to compare)"
+			continue
+		fi
 		case ${blkkind[$ref]} in
+		unrun) not_run "$where" "output of a block that boots a VM (DOCS_BLOCKS_VM=0: no VM)" ;;
 		host|host-vm)
 			if shape_check "$b" "$out/$ref.log" > "$out/$i.log" 2>&1; then
 				ok "$where output of $(head -n 1 "$out/blocks/$ref.meta" | cut -f1)"
@@ -351,6 +361,9 @@ for i in $(seq 1 "$n"); do
 	fi
 	if [ "$kind" = host-vm ] && [ "${DOCS_BLOCKS_VM:-1}" = 0 ]; then
 		not_run "$where" "boots a VM (DOCS_BLOCKS_VM=0: no VM)"
+		# an output block after it shows this one's output: unrun too
+		last[$file]=unrun; lastblk[$file]=$i
+		ran[$file]="${ran[$file]:-} $i"; blkkind[$i]=unrun
 		continue
 	fi
 	# On the host: never as root, only allowed commands (for shown

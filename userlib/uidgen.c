@@ -1177,6 +1177,12 @@ static int no_args(enum cmd_id id, char **argv, int argc)
 /* A state command's FILE: exactly one. */
 static int one_file(enum cmd_id id, char **argv, int argc)
 {
+	if (argc == 1 && !*argv[0]) {
+		fprintf(stderr, "%s: %s: FILE is empty: name the state file (the units use /var/lib/uidgen/state): ",
+			prog, commands[id].name);
+		see_help(id);
+		return 2;
+	}
 	if (argc == 1)
 		return 0;
 	if (!argc)

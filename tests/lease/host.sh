@@ -494,6 +494,10 @@ check "T released its claim on SIGTERM" '[ -z "$(ectl --user root:rootpw get --p
 etcd_stop
 
 # Configuration errors.
+check "a config file that does not exist: exit 2, naming the example to start from" \
+	'"$agent" -c "$out/no-such.conf" > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "no-such.conf: No such file or directory: give the file you made; start from lease.conf.example" "$out/bad.log"'
+check "uidgen-cluster says its own name in a config error" \
+	'"$repo/lease/uidgen-cluster" -c /dev/null > "$out/bad.log" 2>&1; [ $? -ne 0 ] && grep -q "^uidgen-cluster: no etcd endpoints" "$out/bad.log"'
 printf 'endpoints = http://127.0.0.1:1\nttl = 1\n' > "$out/bad.conf"
 check "lease.conf: a TTL below 2 s is refused (exit 2)" \
 	'"$agent" -c "$out/bad.conf" > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "ttl = 1: not a number from 2" "$out/bad.log"'

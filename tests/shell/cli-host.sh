@@ -161,6 +161,11 @@ fails "state frob" 2 \
 fails "state restore with no FILE" 2 \
 	"uidgen: state restore needs FILE, the state file: see 'uidgen state restore --help'" \
 	state restore
+for c in save restore keep; do
+	fails "state $c with an empty FILE" 2 \
+		"uidgen: state $c: FILE is empty: name the state file (the units use /var/lib/uidgen/state): see 'uidgen state $c --help'" \
+		state $c ''
+done
 fails "state keep with two FILEs" 2 \
 	"uidgen: state keep takes one FILE ('b' is one too many): see 'uidgen state keep --help'" \
 	state keep a b
