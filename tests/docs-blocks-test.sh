@@ -224,6 +224,18 @@ ${f}
 key = value
 ${f}
 EOF
+doc too-many.md <<EOF
+${f}console
+\$ printf 'x1\\n'
+x1
+x2
+x3
+${f}
+EOF
+check "too-many.md: three lines shown, one printed: fails, saying which" \
+	'run "$out/docs/too-many.md"; [ "$rc" = 1 ] && grep -q "^not ok" "$out/run.log" &&
+	 grep -q "shown more times than printed): x2" "$out/run.log"'
+
 doc empty-output.md <<EOF
 ${f}sh
 echo hello
