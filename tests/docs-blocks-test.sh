@@ -224,6 +224,20 @@ ${f}
 key = value
 ${f}
 EOF
+doc cd-out.md <<EOF
+${f}sh
+cd / && usr/bin/env sh -c 'echo ran env and sh'
+${f}
+EOF
+breaks cd-out.md "changes directory out of the scratch copy"
+
+doc rel-path.md <<EOF
+${f}sh
+../../usr/bin/env sh -c 'echo ran env and sh'
+${f}
+EOF
+breaks rel-path.md "runs ../../usr/bin/env, not on the host allow-list"
+
 doc too-many.md <<EOF
 ${f}console
 \$ printf 'x1\\n'
