@@ -224,6 +224,32 @@ ${f}
 key = value
 ${f}
 EOF
+doc cd-out.md <<EOF
+${f}sh
+cd / && usr/bin/env sh -c 'echo ran env and sh'
+${f}
+EOF
+breaks cd-out.md "changes directory out of the scratch copy"
+
+doc rel-path.md <<EOF
+${f}sh
+../../usr/bin/env sh -c 'echo ran env and sh'
+${f}
+EOF
+breaks rel-path.md "runs ../../usr/bin/env, not on the host allow-list"
+
+doc too-many.md <<EOF
+${f}console
+\$ printf 'x1\\n'
+x1
+x2
+x3
+${f}
+EOF
+check "too-many.md: three lines shown, one printed: fails, saying which" \
+	'run "$out/docs/too-many.md"; [ "$rc" = 1 ] && grep -q "^not ok" "$out/run.log" &&
+	 grep -q "shown more times than printed): x2" "$out/run.log"'
+
 doc empty-output.md <<EOF
 ${f}sh
 echo hello

@@ -181,10 +181,19 @@ not_allowed() {
 	awk -f tests/lib/cmd-words.awk "$1" | while IFS= read -r w; do
 		case $w in
 		/*|*..*) echo "$w" ;;
+		# a path in the scratch copy (perhaps made by the block, as a
+		# venv's bin/pip): cd_out() keeps blocks in it
 		*/*) ;;
 		*) case " $(echo $ALLOW) " in *" $w "*) ;; *) echo "$w" ;; esac ;;
 		esac
 	done | awk '!seen[$0]++' | paste -sd' '
+}
+
+# cd_out SCRIPT: does it cd out of the scratch copy (to an absolute path,
+# up with .., home, back with -, or to a $VARIABLE)? Then its relative
+# command paths are no longer the copy's.
+cd_out() {
+	grep -Eq '(^|[;&|({[:space:]])cd([[:space:]]*$|[[:space:]]+["'"'"']?(/|~|-|\$|[^[:space:];&|]*\.\.))' "$1"
 }
 
 # wrap_ands SCRIPT OUT: SCRIPT with each line holding "&&" run as
@@ -380,6 +389,10 @@ for i in $(seq 1 "$n"); do
 	fi
 	if grep -qwE 'insmod|modprobe' "$cmds"; then
 		notok "$where: loads the module: mark it (docs-test: module)"
+		continue
+	fi
+	if cd_out "$cmds"; then
+		notok "$where: changes directory out of the scratch copy (cd to /, .., ~, - or a variable): host blocks run in it; mark it (docs-test: skip: REASON)"
 		continue
 	fi
 	bad=$(not_allowed "$cmds")

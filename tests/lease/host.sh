@@ -290,6 +290,17 @@ check "a claim whose answer was lost: one node ID in etcd, never two on one leas
 	 [ "$(ectl get --prefix /uidgen/leak/node/ --keys-only | grep -c node/)" = 1 ]'
 stop G
 kill "$proxy"
+# uidgen-cluster lists holders by node ID as a number (etcd's key order
+# put node/11 and node/21 before node/4), the free ones likewise (--all).
+for n in 11 4 21; do
+	ectl put /uidgen/order/node/$n "{\"machine\":\"m$n\",\"host\":\"h$n\"}" > /dev/null
+	ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null
+done
+for n in 30 5; do ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null; done
+check "uidgen-cluster: holders in node order (4, 11, 21), then the free IDs (5, 30)" \
+	'lease/uidgen-cluster -c /dev/null -o endpoints="$etcd_eps" -o cluster=order --all > "$out/order.txt" &&
+	 [ "$(tail -n +2 "$out/order.txt" | awk "{ print \$1 }" | paste -sd,)" = "4,11,21,5,30" ] || { cat "$out/order.txt"; false; }'
+ectl del --prefix /uidgen/order/ > /dev/null
 # 7. A pause between a keepalive and the renew that follows it (SIGSTOP,
 # a starved CPU): etcd renewed the lease, but by the time the device takes
 # the renew, the deadline that keepalive allows has passed. The stand-in
