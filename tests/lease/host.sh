@@ -377,49 +377,46 @@ stop K
 # new-clone-inflight): the copy's agent has the claim, lease and token in
 # its memory, and its kernel had nothing in force for the fork to revoke.
 # The stand-in forks the agent at its first install (UIDGEN_LEASE_SIM_CLONE).
-export UIDGEN_LEASE_SIM_CLONE="$out/L2.sim"
-start L inflight 1
-unset UIDGEN_LEASE_SIM_CLONE
-waitlog L "this is the clone" > /dev/null
-l_clone=$(sed -n 's/.*this is the clone (pid \([0-9]*\)).*/\1/p' "$out/L.log" | head -n 1)
-[ -z "$l_clone" ] || apid[L-clone]=$l_clone
-waitlog L "in force" > /dev/null
+# start_clone NAME CLUSTER BITS COPY[@renew]: start NAME with the stand-in
+# forking it (UIDGEN_LEASE_SIM_CLONE); the copy's pid in $clone_pid (and
+# apid, for the cleanup), once NAME is in force.
+start_clone() {
+	UIDGEN_LEASE_SIM_CLONE=$4 start "$1" "$2" "$3"
+	waitlog "$1" "this is the clone" > /dev/null
+	clone_pid=$(sed -n 's/.*this is the clone (pid \([0-9]*\)).*/\1/p' "$out/$1.log" | head -n 1)
+	[ -z "$clone_pid" ] || apid[$1-clone]=$clone_pid
+	waitlog "$1" "in force" > /dev/null
+}
+# stop_clone NAME CLUSTER: stop NAME and its copy, and wait (a TTL at
+# most) for the lease the copy left to expire: the restore case below
+# must not see that write between its snapshot and its claim.
+stop_clone() {
+	local i
+	[ -z "$clone_pid" ] || kill -TERM "$clone_pid" 2>/dev/null
+	stop "$1"
+	for i in $(seq 100); do
+		[ -z "$(ectl get --prefix "/uidgen/$2/node/" --keys-only)" ] && break
+		sleep 0.1
+	done
+}
+start_clone L inflight 1 "$out/L2.sim"
 l_node=$(sed -n 's/.*node \([0-9]*\): claimed.*/\1/p' "$out/L.log" | head -n 1)
 sleep 2
 check "a VM cloned between claim and install: its copy never issues under the claim" \
 	'tests/lease/check.py --sim "$out/L.sim.log" --sim "$out/L2.sim.log" > "$out/inflight.txt"; sed "s/^/# /" "$out/inflight.txt"; grep -q "RESULT sim_overlaps 0" "$out/inflight.txt" && grep -q "RESULT sim_intervals [1-9]" "$out/inflight.txt"'
 check "the copy revokes it in its device and leaves the original's lease and claim in etcd" \
 	'waitlog L "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight/node/$l_node --print-value-only)" ] && [ "$(simlast L "(install|renew)" open)" = 1 ]'
-[ -z "$l_clone" ] || kill -TERM "$l_clone" 2>/dev/null
-stop L
-# Quiet before the next case: the lease the copy left expires (a TTL),
-# a write the restore case below must not see between its snapshot and
-# its claim.
-for i in $(seq 100); do
-	[ -z "$(ectl get --prefix /uidgen/inflight/node/ --keys-only)" ] && break
-	sleep 0.1
-done
+stop_clone L inflight
 # The same, cloned at the renew that opens the install (after the second
 # fence read): the copy's kernel revoked it, its renew fails, and the
 # copy must leave etcd alone (it freed the original's claim when that
 # failure was fatal, and another machine then claimed it).
-export UIDGEN_LEASE_SIM_CLONE="$out/M2.sim@renew"
-start M inflight2 0
-unset UIDGEN_LEASE_SIM_CLONE
-waitlog M "this is the clone" > /dev/null
-m_clone=$(sed -n 's/.*this is the clone (pid \([0-9]*\)).*/\1/p' "$out/M.log" | head -n 1)
-[ -z "$m_clone" ] || apid[M-clone]=$m_clone
-waitlog M "in force" > /dev/null
+start_clone M inflight2 0 "$out/M2.sim@renew"
 sleep 3
 check "a VM cloned at the opening renew: the copy leaves the lease and claim; the original keeps its node" \
 	'waitlog M "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight2/node/0 --print-value-only)" ] &&
 	 ! grep -q "is gone" "$out/M.log" && [ "$(simlast M "(install|renew)" open)" = 1 ] && ! grep -q " revoke " "$out/M.sim.log"'
-[ -z "$m_clone" ] || kill -TERM "$m_clone" 2>/dev/null
-stop M
-for i in $(seq 100); do
-	[ -z "$(ectl get --prefix /uidgen/inflight2/node/ --keys-only)" ] && break
-	sleep 0.1
-done
+stop_clone M inflight2
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)
