@@ -886,7 +886,7 @@ static int fenced_since_claim(struct agent *a, const char *revoke)
 static int install(struct agent *a)
 {
 	struct lease_dev_state st;
-	int r, ka = 0;
+	int r;
 
 	/*
 	 * Closed first: a grant at the floor (or, for a new ID, just after
@@ -900,30 +900,26 @@ static int install(struct agent *a)
 	 * be the original's.
 	 */
 	r = lease_dev_state(a->d, &st);
-	if (!r && st.fence != a->claim_fence)
-		r = -ECANCELED;
-	if (!r) {
-		ka = keepalive(a);
-		if (ka)
-			r = -EAGAIN;
+	if (!r && st.fence != a->claim_fence) {
+		fenced_since_claim(a, NULL);
+		return -EAGAIN;
 	}
 	if (!r) {
+		r = keepalive(a);
+		if (r) {
+			if (fenced_since_claim(a, NULL))
+				return -EAGAIN;
+			say("node %u: keepalive before install: %s", a->node,
+			    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+			return -EAGAIN;
+		}
 		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 		r = lease_dev_install(a->d, a->node, a->floor_ms,
 				      a->floor_ms == LEASE_FLOOR_NEW ? st.epoch_ms + 1 : a->floor_ms,
 				      a->deadline_ns, (uint64_t)a->token);
 	}
-	if (r != -ECANCELED && fenced_since_claim(a, r ? NULL : "revoking it here, "))
+	if (fenced_since_claim(a, r ? NULL : "revoking it here, "))
 		return -EAGAIN;
-	if (ka) {
-		say("node %u: keepalive before install: %s", a->node,
-		    ka == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
-		return -EAGAIN;
-	}
-	if (r == -ECANCELED) {
-		fenced_since_claim(a, NULL);
-		return -EAGAIN;
-	}
 	if (!r) {
 		r = lease_dev_renew(a->d, a->node, a->grant_ms, 0, (uint64_t)a->token);
 		/* Not opened: revoked under us (a VM cloned after the second
