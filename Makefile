@@ -18,13 +18,18 @@
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make check-kcsan  the concurrency, node and fault suites on a KCSAN kernel
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
+#   make upstream   the module as a kernel patch series (git format-patch,
+#                   build/upstream/) for Debian's linux-source-6.12:
+#                   drivers/misc/uidgen/, the uapi header, the API doc, the
+#                   kselftests, MAINTAINERS (tools/upstream.sh; the suite
+#                   that applies and builds it: tests/upstream.sh)
 #   make model      the fleet protocol's Promela model (model/fleet.pml), spin
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
 #                   systemd units, modprobe.d example; DESTDIR and PREFIX
 #                   honoured, KVER picks the kernel (default: the running
 #                   one; refused if it has no headers and KVER/KDIR unset)
-#   make uninstall  remove all of it
+#   make uninstall  remove all of it (KVER as for install, refused alike)
 #   make dkms-install    the module's source to /usr/src/uidgen-VERSION, and
 #                   dkms add, build and install it for KVER (dkms then
 #                   rebuilds it for every new kernel)
@@ -71,11 +76,11 @@ ifneq ($(filter all module sparse install install-module,$(or $(MAKECMDGOALS),al
 $(warning $(KDIR_WARNING))
 endif
 endif
-# install, install-module, dkms-install: never into a tree nobody named
-# (refused before anything is built).
-ifneq ($(filter install install-module dkms-install,$(MAKECMDGOALS)),)
+# install, install-module, dkms-install, uninstall: never into (or out of)
+# a tree nobody named (refused before anything is built or removed).
+ifneq ($(filter install install-module dkms-install uninstall,$(MAKECMDGOALS)),)
 ifeq ($(KDIR_NOT_RUNNING),1)
-$(error uidgen: refusing to install the module into /lib/modules/$(or $(KVER),?): not the running kernel ($(UNAME_R)), which has no headers. Say which kernel: make $(MAKECMDGOALS) KVER=$(or $(KVER),...) (or KDIR=...))
+$(error uidgen: refusing to $(if $(filter uninstall,$(MAKECMDGOALS)),uninstall the module from,install the module into) /lib/modules/$(or $(KVER),?): not the running kernel ($(UNAME_R)), which has no headers. Say which kernel: make $(MAKECMDGOALS) KVER=$(or $(KVER),...) (or KDIR=...))
 endif
 ifeq ($(KVER),)
 $(error uidgen: which kernel's /lib/modules is KDIR=$(KDIR) for? Say so: make $(MAKECMDGOALS) KDIR=$(KDIR) KVER=...)
@@ -175,6 +180,10 @@ check-kcsan: setup
 style:
 	tests/style.sh
 
+# The in-tree patch series, in build/upstream/ (OUT=DIR for another).
+upstream:
+	tools/upstream.sh -o $(or $(OUT),$(CURDIR)/build/upstream)
+
 # The fleet protocol, model-checked (spin; also part of make check).
 model:
 	model/check.sh
@@ -264,9 +273,14 @@ dkms-uninstall:
 
 # kbuild's clean with M=module, not M=$(CURDIR): it deletes every *.mod,
 # *.a, *.o, *.s ... under M=, and bindings/go/go.mod is one. The top's
-# own kbuild outputs go by name.
+# own kbuild outputs go by name. With no kernel headers at all (no KDIR),
+# the module's products go by name too, and the rest is cleaned as ever.
+MODULE_PRODUCTS := $(addprefix module/,*.o *.ko *.mod *.mod.c .*.cmd modules.order .*.d \
+	tests/*.o tests/.*.cmd)
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
+	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean,\
+		@echo "uidgen: no kernel headers (KDIR '$(KDIR)'): the module's build products removed by name, without kbuild")
+	$(if $(wildcard $(KDIR)/Makefile),,rm -f $(MODULE_PRODUCTS))
 	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
 	$(MAKE) -C userlib clean
 	$(MAKE) -C lease clean
@@ -278,4 +292,4 @@ clean:
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -68,6 +68,7 @@ struct agent {
 	uint64_t grant_ms;	/* persisted and in force */
 	uint64_t deadline_ns;
 	uint64_t acquire_ns;	/* when this claim round began */
+	uint32_t claim_fence;	/* the device's fence generation before the claim */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -133,11 +134,6 @@ int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_en
 	int r;
 
 	r = lease_dev_state(d, &st);
-	if (r == -EOPNOTSUPP) {
-		say("%s: the module is older than uapi 1.4: it has no node deadline or grant to guard; upgrade it",
-		    c->device);
-		return r;
-	}
 	if (r) {
 		say("%s: UIDGEN_IOC_INFO: %s", c->device, strerror(-r));
 		return r;
@@ -729,6 +725,7 @@ static int acquire(struct agent *a)
 	uint32_t n = 1U << a->node_bits, i, start, tries;
 	long pref = last_held(a);
 	unsigned char *busy = calloc(n, 1);
+	struct lease_dev_state st;
 	int waiting = 0, r = 0;
 	char nk[512];
 
@@ -801,6 +798,13 @@ static int acquire(struct agent *a)
 			if (busy[id])
 				continue;
 			tries++;
+			/* Before the claim: a VM cloned from here on has it in
+			 * its memory, and its kernel's fence moved (install()). */
+			if (lease_dev_state(a->d, &st)) {
+				say("node %u: cannot read the device's state: not claiming", id);
+				break;
+			}
+			a->claim_fence = st.fence;
 			r = claim(a, id);
 			if (!r) {
 				char fl[24] = "NEW";
@@ -841,20 +845,84 @@ static int acquire(struct agent *a)
 	return 1;
 }
 
+/*
+ * fenced_since_claim() - has the device's fence moved since before our
+ * claim (a revoke, a deadline, a VM fork or snapshot restore)? If so, or
+ * if the device cannot say, say so, revoke what we installed if @revoked
+ * is "revoking it here, " (NULL: nothing installed, "": already gone),
+ * and forget the lease and claim without touching etcd: this may be the
+ * copy of a VM, and they the original's. They expire by themselves.
+ */
+static int fenced_since_claim(struct agent *a, const char *revoke)
+{
+	struct lease_dev_state st;
+	char was[48];
+	int r = lease_dev_state(a->d, &st);
+
+	if (!r && st.fence == a->claim_fence)
+		return 0;
+	if (r)
+		snprintf(was, sizeof(was), "unreadable: %s", strerror(-r));
+	else
+		snprintf(was, sizeof(was), "%u, was %u", st.fence, a->claim_fence);
+	if (revoke && *revoke && lease_dev_revoke(a->d, (uint64_t)a->token))
+		revoke = "";	/* the kernel had revoked it already */
+	say("node %u: the device was fenced between our claim and its opening (fence %s): "
+	    "a revoke, the deadline passing in a pause, or a VM fork or snapshot restore, and this may be the copy: "
+	    "%sleaving lease %" PRIx64 " and the claim in etcd alone (they expire by themselves)",
+	    a->node, was, revoke ? revoke : "", (uint64_t)a->lease);
+	a->held = 0;
+	a->lease = 0;
+	return 1;
+}
+
 /* install() - put the claimed node in force in the device. Returns 0,
  * -EAGAIN to start over, or a fatal -errno. */
 static int install(struct agent *a)
 {
-	int r = keepalive(a);
+	struct lease_dev_state st;
+	int r;
 
-	if (r) {
-		say("node %u: keepalive before install: %s", a->node,
-		    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+	/*
+	 * Closed first: a grant at the floor (or, for a new ID, just after
+	 * the epoch) lets nothing be issued. The grant is opened only if the
+	 * device's fence has not moved since before the claim, before or
+	 * after this install: a VM cloned between the claim and here has the
+	 * claim in its agent's memory, and its kernel, which had nothing in
+	 * force to revoke, moved the fence. A clone taken once it is in force
+	 * is fenced by its kernel (the fork revokes it). Whatever failed, a
+	 * fence that moved means etcd is left alone: the claim and lease may
+	 * be the original's.
+	 */
+	r = lease_dev_state(a->d, &st);
+	if (!r && st.fence != a->claim_fence) {
+		fenced_since_claim(a, NULL);
 		return -EAGAIN;
 	}
-	a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
-	r = lease_dev_install(a->d, a->node, a->floor_ms, a->grant_ms, a->deadline_ns,
-			      (uint64_t)a->token);
+	if (!r) {
+		r = keepalive(a);
+		if (r) {
+			if (fenced_since_claim(a, NULL))
+				return -EAGAIN;
+			say("node %u: keepalive before install: %s", a->node,
+			    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+			return -EAGAIN;
+		}
+		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+		r = lease_dev_install(a->d, a->node, a->floor_ms,
+				      a->floor_ms == LEASE_FLOOR_NEW ? st.epoch_ms + 1 : a->floor_ms,
+				      a->deadline_ns, (uint64_t)a->token);
+	}
+	if (fenced_since_claim(a, r ? NULL : "revoking it here, "))
+		return -EAGAIN;
+	if (!r) {
+		r = lease_dev_renew(a->d, a->node, a->grant_ms, 0, (uint64_t)a->token);
+		/* Not opened: revoked under us (a VM cloned after the second
+		 * read, whose fork revoked it; or the deadline passed in a
+		 * pause): the fence has moved, and etcd is left alone. */
+		if (r && fenced_since_claim(a, ""))
+			return -EAGAIN;
+	}
 	switch (r) {
 	case 0:
 		a->installed = 1;

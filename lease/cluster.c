@@ -58,6 +58,41 @@ static int list(struct etcd *e, const char *prefix, json_object **resp)
 	return etcd_call(e, "/v3/kv/range", inner, resp, NULL);
 }
 
+/* The kvs of a range answer in the order of their node IDs as numbers
+ * (etcd sorts keys as strings: node/11 before node/4). */
+struct by_id {
+	unsigned long long id;
+	int i;
+};
+
+static int by_id_cmp(const void *a, const void *b)
+{
+	const struct by_id *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct by_id *sorted(json_object *range, const char *prefix, int n)
+{
+	struct by_id *o = calloc(n ? (size_t)n : 1, sizeof(*o));
+	int i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct etcd_kv kv;
+
+		o[i].i = i;
+		o[i].id = ~0ULL;
+		if (!etcd_kv_get(range, i, &kv)) {
+			o[i].id = strtoull(kv.key + strlen(prefix), NULL, 10);
+			etcd_kv_free(&kv);
+		}
+	}
+	qsort(o, (size_t)n, sizeof(*o), by_id_cmp);
+	return o;
+}
+
 /* The value of the key PREFIX<id> in a range answer, or NULL. */
 static const char *find(json_object *range, const char *prefix, const char *id,
 			struct etcd_kv *kv)
@@ -88,6 +123,7 @@ int main(int argc, char **argv)
 	struct lease_conf c;
 	struct etcd *e;
 	json_object *nodes, *floors;
+	struct by_id *order;
 	const char *conf = LEASE_CONF_DEFAULT;
 	char np[300], fp[300];
 	char **sets = calloc((size_t)argc + 1, sizeof(*sets));
@@ -136,6 +172,9 @@ int main(int argc, char **argv)
 	printf("%-6s %-32s %-16s %-24s %-24s %8s %5s\n", "NODE", "MACHINE", "HOST", "SINCE",
 	       "GRANT", "TOKEN", "TTL");
 	n = etcd_nr_kvs(nodes);
+	order = sorted(nodes, np, n);
+	if (!order)
+		return 1;
 	for (i = 0; i < n; i++) {
 		struct etcd_kv kv, fkv = { 0 };
 		json_object *v, *f;
@@ -143,7 +182,7 @@ int main(int argc, char **argv)
 		char since[32], grant[32];
 		int64_t ttl = -1;
 
-		if (etcd_kv_get(nodes, i, &kv))
+		if (etcd_kv_get(nodes, order[i].i, &kv))
 			continue;
 		id = kv.key + strlen(np);
 		v = json_tokener_parse(kv.value);
@@ -162,14 +201,18 @@ int main(int argc, char **argv)
 		etcd_kv_free(&fkv);
 		etcd_kv_free(&kv);
 	}
+	free(order);
 	if (all) {
 		n = etcd_nr_kvs(floors);
+		order = sorted(floors, fp, n);
+		if (!order)
+			return 1;
 		for (i = 0; i < n; i++) {
 			struct etcd_kv kv, nkv = { 0 };
 			char grant[32];
 			const char *id;
 
-			if (etcd_kv_get(floors, i, &kv))
+			if (etcd_kv_get(floors, order[i].i, &kv))
 				continue;
 			id = kv.key + strlen(fp);
 			if (!find(nodes, np, id, &nkv)) {
@@ -180,6 +223,7 @@ int main(int argc, char **argv)
 			etcd_kv_free(&nkv);
 			etcd_kv_free(&kv);
 		}
+		free(order);
 	}
 	json_object_put(nodes);
 	json_object_put(floors);

@@ -13,6 +13,9 @@
 #include "conf.h"
 #include "etcd.h"
 
+/* Who says what is wrong: lease_conf_load()'s @prog. */
+static const char *conf_prog = "uidgen-lease";
+
 void lease_conf_defaults(struct lease_conf *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -43,7 +46,7 @@ static int set_long(long *p, const char *key, const char *v, long min, long max)
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (errno || end == v || *end || n < min || n > max) {
-		fprintf(stderr, "uidgen-lease: %s = %s: not a number from %ld to %ld\n",
+		fprintf(stderr, "%s: %s = %s: not a number from %ld to %ld\n", conf_prog,
 			key, v, min, max);
 		return -EINVAL;
 	}
@@ -84,7 +87,7 @@ int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
 		return set_long(&c->sim_node_bits, k, v, 0, 30);
 	if (!strcmp(k, "sim_epoch_ms"))
 		return set_long(&c->sim_epoch_ms, k, v, 0, 4000000000000L);
-	fprintf(stderr, "uidgen-lease: unknown setting '%s'\n", k);
+	fprintf(stderr, "%s: unknown setting '%s'\n", conf_prog, k);
 	return -EINVAL;
 }
 
@@ -110,7 +113,8 @@ int lease_conf_read(struct lease_conf *c, const char *file, int must_exist)
 		if (errno == ENOENT && !must_exist)
 			return 0;
 		r = -errno;
-		fprintf(stderr, "uidgen-lease: %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "%s: %s: %s%s\n", conf_prog, file, strerror(errno),
+			r == -ENOENT ? ": give the file you made; start from lease.conf.example (/usr/share/doc/uidgen-tools/examples/ from the package, /usr/local/share/doc/uidgen from make install, etc/ in the source; uidgen-lease(8))" : "");
 		return r;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -121,14 +125,14 @@ int lease_conf_read(struct lease_conf *c, const char *file, int must_exist)
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			fprintf(stderr, "uidgen-lease: %s:%d: not 'key = value'\n", file, lineno);
+			fprintf(stderr, "%s: %s:%d: not 'key = value'\n", conf_prog, file, lineno);
 			r = -EINVAL;
 			break;
 		}
 		*eq = 0;
 		r = lease_conf_set(c, trim(s), trim(eq + 1));
 		if (r) {
-			fprintf(stderr, "uidgen-lease: in %s:%d\n", file, lineno);
+			fprintf(stderr, "%s: in %s:%d\n", conf_prog, file, lineno);
 			break;
 		}
 	}
@@ -154,55 +158,55 @@ int lease_conf_finish(struct lease_conf *c)
 	const char *p;
 
 	if (!c->endpoints || !*c->endpoints) {
-		fprintf(stderr, "uidgen-lease: no etcd endpoints: set endpoints = URL[,URL...] in %s (see lease.conf.example in the package's docs) or give -o endpoints=URL\n",
+		fprintf(stderr, "%s: no etcd endpoints: set endpoints = URL[,URL...] in %s (see lease.conf.example in the package's docs) or give -o endpoints=URL\n", conf_prog,
 			LEASE_CONF_DEFAULT);
 		return -EINVAL;
 	}
 	if (!c->cluster || !*c->cluster) {
-		fprintf(stderr, "uidgen-lease: cluster must be set (the name under /uidgen/ that machines sharing a layout share)\n");
+		fprintf(stderr, "%s: cluster must be set (the name under /uidgen/ that machines sharing a layout share)\n", conf_prog);
 		return -EINVAL;
 	}
 	for (p = c->cluster; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("-_.", *p)) {
-			fprintf(stderr, "uidgen-lease: cluster '%s': only letters, digits, - _ .\n",
+			fprintf(stderr, "%s: cluster '%s': only letters, digits, - _ .\n", conf_prog,
 				c->cluster);
 			return -EINVAL;
 		}
 	if (!c->machine_id) {
 		c->machine_id = read_line(c->machine_id_file);
 		if (!c->machine_id || !*c->machine_id) {
-			fprintf(stderr, "uidgen-lease: %s: cannot read the machine ID: %s\n",
+			fprintf(stderr, "%s: %s: cannot read the machine ID: %s\n", conf_prog,
 				c->machine_id_file, c->machine_id ? "empty" : strerror(errno));
 			return -ENOENT;
 		}
 	}
 	for (p = c->machine_id; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("-_.", *p)) {
-			fprintf(stderr, "uidgen-lease: machine ID '%s': only letters, digits, - _ .\n",
+			fprintf(stderr, "%s: machine ID '%s': only letters, digits, - _ .\n", conf_prog,
 				c->machine_id);
 			return -EINVAL;
 		}
 	if (c->user) {
 		if (!c->password_file) {
-			fprintf(stderr, "uidgen-lease: user is set but password_file is not\n");
+			fprintf(stderr, "%s: user is set but password_file is not\n", conf_prog);
 			return -EINVAL;
 		}
 		c->password = read_line(c->password_file);
 		if (!c->password) {
-			fprintf(stderr, "uidgen-lease: %s: %s\n", c->password_file, strerror(errno));
+			fprintf(stderr, "%s: %s: %s\n", conf_prog, c->password_file, strerror(errno));
 			return -errno;
 		}
 	}
 	/* The deadline is TTL x (1 - rate) - margin after a keepalive: it
 	 * must come after it. */
 	if (c->margin_ms >= c->ttl_s * (1000000 - c->rate_ppm) / 1000) {
-		fprintf(stderr, "uidgen-lease: margin_ms %ld is not below TTL x (1 - rate_ppm) = %ld ms (ttl %ld s, rate_ppm %ld): the deadline would come before the keepalive\n",
+		fprintf(stderr, "%s: margin_ms %ld is not below TTL x (1 - rate_ppm) = %ld ms (ttl %ld s, rate_ppm %ld): the deadline would come before the keepalive\n", conf_prog,
 			c->margin_ms, c->ttl_s * (1000000 - c->rate_ppm) / 1000, c->ttl_s, c->rate_ppm);
 		return -EINVAL;
 	}
 	/* The deadline must leave time to renew in: see uidgen-lease(8). */
 	if (c->margin_ms >= c->ttl_s * 1000 * 2 / 3) {
-		fprintf(stderr, "uidgen-lease: margin_ms %ld leaves no time to renew in a %ld s TTL (keep it below 2/3 of it)\n",
+		fprintf(stderr, "%s: margin_ms %ld leaves no time to renew in a %ld s TTL (keep it below 2/3 of it)\n", conf_prog,
 			c->margin_ms, c->ttl_s);
 		return -EINVAL;
 	}
@@ -215,7 +219,7 @@ int lease_conf_finish(struct lease_conf *c)
 	 * timeout when a member is slow): a shorter window leaves callers
 	 * waiting at the grant between rounds with every clock right. */
 	if (c->grant_window_ms < c->ttl_s * 1000 / 3 + c->timeout_ms) {
-		fprintf(stderr, "uidgen-lease: grant_window_ms %ld is shorter than a renewal round (ttl/3 + timeout_ms = %ld ms): callers would wait at the grant between rounds; use at least %ld, or 0 for the default (2/3 TTL = %ld ms)\n",
+		fprintf(stderr, "%s: grant_window_ms %ld is shorter than a renewal round (ttl/3 + timeout_ms = %ld ms): callers would wait at the grant between rounds; use at least %ld, or 0 for the default (2/3 TTL = %ld ms)\n", conf_prog,
 			c->grant_window_ms, c->ttl_s * 1000 / 3 + c->timeout_ms,
 			c->ttl_s * 1000 / 3 + c->timeout_ms, c->ttl_s * 2000 / 3);
 		return -EINVAL;
@@ -224,7 +228,7 @@ int lease_conf_finish(struct lease_conf *c)
 	 * a TTL after the last keepalive: a window longer than the TTL would
 	 * start every such successor further ahead (a ratchet). */
 	if (c->grant_window_ms > c->ttl_s * 1000) {
-		fprintf(stderr, "uidgen-lease: grant_window_ms %ld is longer than the TTL (%ld ms): each crash hand-over would start the next holder's ID clock further ahead; use at most %ld%s\n",
+		fprintf(stderr, "%s: grant_window_ms %ld is longer than the TTL (%ld ms): each crash hand-over would start the next holder's ID clock further ahead; use at most %ld%s\n", conf_prog,
 			c->grant_window_ms, c->ttl_s * 1000, c->ttl_s * 1000,
 			c->ttl_s * 1000 / 3 + c->timeout_ms > c->ttl_s * 1000 ?
 			" (and a timeout_ms of at most 2/3 of the TTL, so that a renewal round fits)" : "");
@@ -233,7 +237,7 @@ int lease_conf_finish(struct lease_conf *c)
 	/* Something must cover what the deadline's formula does not model
 	 * (the timer's slack, the server's 500 ms expiry check). */
 	if (c->margin_ms < 100) {
-		fprintf(stderr, "uidgen-lease: margin_ms %ld leaves the kernel's deadline no room before etcd may expire the lease (timer slack, a paused VM): use at least 100 (default 1000)\n",
+		fprintf(stderr, "%s: margin_ms %ld leaves the kernel's deadline no room before etcd may expire the lease (timer slack, a paused VM): use at least 100 (default 1000)\n", conf_prog,
 			c->margin_ms);
 		return -EINVAL;
 	}
@@ -249,6 +253,7 @@ int lease_conf_load(struct lease_conf *c, const char *file, int must_exist,
 {
 	int i;
 
+	conf_prog = prog;
 	if (lease_conf_read(c, file, must_exist))
 		return -1;
 	for (i = 0; i < nsets; i++) {

@@ -12,12 +12,14 @@
  * ABI and the rules Unix ns: this file converts, rounding what comes back
  * from the kernel up (a floor or grant mark never falls short).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +52,7 @@ struct lease_dev {
 	struct lease_dev_state layout;	/* the stand-in's layout fields */
 	int64_t clock_off_ms;	/* the ID clock minus the wall clock (a floor ahead moved it) */
 	uint64_t high_water_ms;	/* what it could have issued, as of its last revoke */
+	uint32_t fence;		/* the fence generation, as the kernel's page has it */
 };
 
 #define NS_PER_MS	1000000ULL
@@ -120,7 +123,7 @@ static int lock_one(int fd)
 }
 
 /* The state file: "NODE_BITS ACTIVE NODE TOKEN FLOOR GRANT DEADLINE
- * MAX_TOKEN CLOCK_OFFSET EPOCH", a deadline of 0 for none. */
+ * MAX_TOKEN CLOCK_OFFSET EPOCH FENCE", a deadline of 0 for none. */
 static int sim_save(struct lease_dev *d)
 {
 	const struct uidgen_node_rules *r = &d->r;
@@ -132,21 +135,36 @@ static int sim_save(struct lease_dev *d)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu\n", r->node_bits, active,
+	fprintf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu %u\n", r->node_bits, active,
 		active ? r->node : 0, (unsigned long long)r->token,
 		(unsigned long long)ns_ms(r->floor_unix_ns),
 		(unsigned long long)ns_ms(r->grant_unix_ns),
 		(unsigned long long)(r->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ?
 				     0 : r->deadline_boot_ns),
 		(unsigned long long)r->max_token, (long long)d->clock_off_ms,
-		(unsigned long long)d->layout.epoch_ms);
+		(unsigned long long)d->layout.epoch_ms, d->fence);
 	if (fclose(f) || rename(tmp, d->sim))
 		return -errno;
 	return 0;
 }
 
+/* Could a node ID in force in @r issue anything, now or later? Not with
+ * a grant at or below the floor, or one the ID clock has passed (it never
+ * goes back): the lease agent installs a claim so before it checks that
+ * the device was not forked since it made the claim. */
+static int sim_open_now(const struct lease_dev *d, const struct uidgen_node_rules *r)
+{
+	uint64_t c = sim_clock_ms(d);
+
+	if (r->node == UIDGEN_NODE_NONE)
+		return 0;
+	return !r->grant_unix_ns ||
+	       (r->grant_unix_ns > r->floor_unix_ns && ns_ms(r->grant_unix_ns) > c);
+}
+
 /* One line per change, appended in one write(): "TIME_NS EVENT node=N
- * token=T deadline=NS who=AGENT"; TIME_NS is CLOCK_BOOTTIME, for
+ * token=T floor=MS grant=MS deadline=NS open=0|1 who=AGENT" (open: see
+ * sim_open_now()); TIME_NS is CLOCK_BOOTTIME, for
  * "expire" the deadline itself. The fields are @r's: for a revoke, the
  * state before it. */
 static void sim_log(struct lease_dev *d, const struct uidgen_node_rules *r, uint64_t t,
@@ -155,14 +173,14 @@ static void sim_log(struct lease_dev *d, const struct uidgen_node_rules *r, uint
 	char line[512];
 	int n;
 
-	n = snprintf(line, sizeof(line), "%llu %s node=%u token=%llu floor=%llu grant=%llu deadline=%llu who=%s\n",
+	n = snprintf(line, sizeof(line), "%llu %s node=%u token=%llu floor=%llu grant=%llu deadline=%llu open=%d who=%s\n",
 		     (unsigned long long)t, ev, r->node == UIDGEN_NODE_NONE ? 0 : r->node,
 		     (unsigned long long)r->token,
 		     (unsigned long long)ns_ms(r->floor_unix_ns),
 		     (unsigned long long)ns_ms(r->grant_unix_ns),
 		     (unsigned long long)(r->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ?
 					  0 : r->deadline_boot_ns),
-		     d->who);
+		     sim_open_now(d, r), d->who);
 	if (write(d->logfd, line, (size_t)n) != n)
 		perror("uidgen-lease: device-sim log");
 }
@@ -181,19 +199,87 @@ static uint64_t sim_expire(struct lease_dev *d)
 	char fork[4096];
 
 	snprintf(fork, sizeof(fork), "%s.fork", d->sim);
-	if (!unlink(fork) && d->r.node != UIDGEN_NODE_NONE) {
-		sim_log(d, &d->r, now, "fork");
+	if (!unlink(fork)) {
+		/* The kernel's fence moves on a fork with or without a node. */
+		if (d->r.node != UIDGEN_NODE_NONE)
+			sim_log(d, &d->r, now, "fork");
 		sim_note_high_water(d);
 		uidgen_rules_fence(&d->r);
+		d->fence++;
 		sim_save(d);
 		return now;
 	}
 	sim_note_high_water(d);
 	if (uidgen_rules_expire(&d->r, now, &act)) {
 		sim_log(d, &was, was.deadline_boot_ns, "expire");
+		d->fence++;
 		sim_save(d);
 	}
 	return now;
+}
+
+/*
+ * A test's stand-in for a VM cloned between a claim and its install: with
+ * UIDGEN_LEASE_SIM_CLONE=PATH, the first install forks this very process
+ * (its memory, lease, claim and token, as a clone's agent has them); with
+ * PATH@renew, the first renew (the one that opens an install). The child
+ * becomes the copy: its device is the state file PATH, a copy of this one
+ * whose kernel saw the fork (the fence moved, what was in force revoked),
+ * with its own log PATH.log and "-clone" after its name. Both then go on
+ * with the call.
+ */
+static void sim_clone_hook(struct lease_dev *d, int at_renew)
+{
+	const char *env = getenv("UIDGEN_LEASE_SIM_CLONE");
+	char logp[4096], *who, *path, *at;
+	struct dirent *de;
+	DIR *dir;
+	pid_t pid;
+
+	if (!env || !*env)
+		return;
+	at = strrchr(env, '@');
+	if (!!at_renew != (at && !strcmp(at, "@renew")))
+		return;
+	path = strndup(env, at && at_renew ? (size_t)(at - env) : strlen(env));
+	unsetenv("UIDGEN_LEASE_SIM_CLONE");
+	pid = path ? fork() : -1;
+	if (pid) {
+		if (pid < 0)
+			perror("uidgen-lease: device-sim clone");
+		free(path);
+		return;
+	}
+	/* A clone has its own connections: not the original's sockets
+	 * (etcd's client reconnects on its next request). */
+	dir = opendir("/proc/self/fd");
+	while (dir && (de = readdir(dir))) {
+		int fd = atoi(de->d_name);
+		struct stat sb;
+
+		if (fd > 2 && fd != dirfd(dir) && !fstat(fd, &sb) && S_ISSOCK(sb.st_mode))
+			close(fd);
+	}
+	if (dir)
+		closedir(dir);
+	snprintf(logp, sizeof(logp), "%s.log", path);
+	close(d->logfd);
+	d->logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	who = malloc(strlen(d->who) + sizeof("-clone"));
+	if (d->logfd < 0 || !who || lock_one(d->logfd))
+		_exit(1);
+	sprintf(who, "%s-clone", d->who);
+	free(d->who);
+	d->who = who;
+	free(d->sim);
+	d->sim = path;
+	if (d->r.node != UIDGEN_NODE_NONE)
+		sim_log(d, &d->r, etcd_boottime_ns(), "fork");
+	uidgen_rules_fence(&d->r);	/* uidgen_node_vmfork() */
+	d->fence++;
+	sim_save(d);
+	fprintf(stderr, "uidgen-lease: device-sim: this is the clone (pid %d), device %s\n",
+		(int)getpid(), path);
 }
 
 /* --- The kernel: /dev/uid through libuidgen ------------------------------ */
@@ -223,6 +309,8 @@ static int kernel_state(struct lease_dev *d, struct lease_dev_state *st)
 	st->clock_ms = read_clock_ms();
 	if (st->clock_ms < st->high_water_ms)
 		st->clock_ms = st->high_water_ms;
+	/* kernel_open() made sure there is a fence page */
+	uidgen_fence_gen(d->g, &st->fence);
 	return 0;
 }
 
@@ -290,6 +378,7 @@ static int sim_state(struct lease_dev *d, struct lease_dev_state *st)
 	st->deadline_ns = r->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_boot_ns;
 	st->clock_ms = sim_clock_ms(d);
 	st->high_water_ms = d->high_water_ms;	/* sim_expire() took it */
+	st->fence = d->fence;
 	return 0;
 }
 
@@ -318,6 +407,8 @@ static int sim_change(struct lease_dev *d, enum sim_op op,
 	/* sim_expire() saw to the deadline at this very now */
 	if (act & UIDGEN_RULES_EXPIRE)
 		sim_log(d, &was, was.deadline_boot_ns, "expire");
+	if (act & (UIDGEN_RULES_REVOKE | UIDGEN_RULES_EXPIRE))
+		d->fence++;
 	if ((act & UIDGEN_RULES_REVOKE) && was.node != UIDGEN_NODE_NONE)
 		sim_log(d, &was, now, "revoke");
 	else if (!ret && op == SIM_RENEW)
@@ -345,7 +436,29 @@ static int sim_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 		.token = token,
 	};
 
+	sim_clone_hook(d, 0);
 	return sim_change(d, SIM_ASSIGN, &req);
+}
+
+/*
+ * A test's stand-in for a pause between a keepalive and the renew after
+ * it (SIGSTOP, a starved CPU): with UIDGEN_LEASE_SIM_PAUSE=MS@N, the Nth
+ * renew sleeps MS ms before the device takes it.
+ */
+static void sim_pause_hook(void)
+{
+	const char *p = getenv("UIDGEN_LEASE_SIM_PAUSE");
+	static unsigned long renews;
+	unsigned long ms, nth;
+	struct timespec ts;
+
+	if (!p || sscanf(p, "%lu@%lu", &ms, &nth) != 2 || ++renews != nth)
+		return;
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	fprintf(stderr, "uidgen-lease: device-sim: renew %lu paused for %lu ms\n", nth, ms);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 static int sim_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
@@ -358,6 +471,8 @@ static int sim_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 		.token = token,
 	};
 
+	sim_pause_hook();
+	sim_clone_hook(d, 1);
 	return sim_change(d, SIM_RENEW, &req);
 }
 
@@ -382,6 +497,7 @@ static const struct lease_dev_ops sim_ops = {
 
 static int kernel_open(struct lease_dev *d, const char *path)
 {
+	uint32_t fence;
 	int e;
 
 	d->ops = &kernel_ops;
@@ -391,7 +507,16 @@ static int kernel_open(struct lease_dev *d, const char *path)
 	e = lock_one(d->lockfd);
 	if (e)
 		return e;
-	return uidgen_open(&d->g, path);
+	e = uidgen_open(&d->g, path);
+	if (e)
+		return e;
+	/* The fence page: the agent's check for a VM fork during a claim. */
+	if (uidgen_fence_gen(d->g, &fence)) {
+		fprintf(stderr, "uidgen-lease: %s: no fence page (mmap): not a uidgen device\n",
+			path);
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits,
@@ -422,17 +547,18 @@ static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits
 	f = fopen(sim, "r");
 	if (f) {
 		unsigned long long t, fl, g, dl, mt, ep = 0;
-		unsigned int nb, node;
+		unsigned int nb, node, fence = 0;
 		long long off = 0;
 		int act, got;
 
-		got = fscanf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu", &nb, &act, &node,
-			     &t, &fl, &g, &dl, &mt, &off, &ep);
+		got = fscanf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu %u", &nb, &act, &node,
+			     &t, &fl, &g, &dl, &mt, &off, &ep, &fence);
 		/* Another layout is another load: start afresh, as a reload. */
 		if (got >= 8 && nb == sim_node_bits && (got < 10 || ep == d->layout.epoch_ms)) {
 			d->clock_off_ms = got >= 9 ? off : 0;
 			d->r.floor_unix_ns = fl * NS_PER_MS;
 			d->r.max_token = mt;
+			d->fence = fence;
 			if (act && node < UIDGEN_NODE_NONE) {
 				d->r.node = node;
 				d->r.token = t;

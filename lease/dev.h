@@ -30,6 +30,9 @@ struct lease_dev_state {
 	 * (0: none yet), under any node ID of this load */
 	uint64_t clock_ms;
 	uint64_t high_water_ms;
+	/* the fence generation: changes at every revoke, deadline and VM
+	 * fork, with or without a node ID in force (uidgen_fence_gen()) */
+	uint32_t fence;
 };
 
 /* @sim: NULL for the device at @path, else the stand-in's state file

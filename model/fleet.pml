@@ -118,6 +118,11 @@
  *   P7 one agent per device (flock): a second cannot start while one
  *      runs. Adoption after a restart: the agent's run file (node, token,
  *      lease, nonce) must match the kernel and node/<id> exactly.
+ *   P8 the agent reads the device's fence generation before each claim;
+ *      it installs the claim closed, and opens its grant only if the
+ *      fence has not moved (a VM cloned between the claim and the install
+ *      moved it in the copy's kernel); else it revokes it and leaves the
+ *      lease and claim in etcd alone, as in P6.
  */
 
 /* ---- scenario ---- */
@@ -181,6 +186,7 @@
 #define HRENEW 7
 #define DOWN 8		/* stopped (SIGTERM), may be restarted */
 #define DEAD 9
+#define INST3 10	/* install()'s opening renew (P8) */
 
 byte now = T0;
 
@@ -224,6 +230,10 @@ byte k_mid[NK];		/* machine ID, boot ID of its machine */
 byte k_bid[NK];
 byte lock[NK];		/* P7: agent + 1 holding the device */
 byte rf_lease[NK], rf_nonce[NK], rf_tok[NK];	/* NEW: the agent's run file */
+/* P8: the agent read the fence before its claim; kfence() since then on
+ * its kernel (uidgen_node_fence(): every revoke, deadline and VM fork, a
+ * node in force or not) sets it */
+bool kf[NA];
 
 #define WALLK(k) (now + k_skew[k] - E)
 #define CLK(k) (WALLK(k) + k_off[k])
@@ -295,6 +305,21 @@ inline kfence(k) {
 	k_act[k] = 0;
 	k_tok[k] = 0;
 	k_grant[k] = 0;
+	/* the fence generation moves: for every agent reading this kernel */
+	if
+	:: ak[0] == k -> kf[0] = 1
+	:: else
+	fi;
+	if
+	:: ak[1] == k -> kf[1] = 1
+	:: else
+	fi;
+#if NA > 2
+	if
+	:: ak[2] == k -> kf[2] = 1
+	:: else
+	fi
+#endif
 }
 
 inline kexpire(k) {
@@ -365,9 +390,10 @@ inline kassign(k, nd, isnew, fl, gr, dl, tk) {
 	fi
 }
 
+/* dl 0: leave the deadline (install()'s opening renew) */
 inline krenew(k, nd, gr, dl, tk) {
 	if
-	:: dl <= now -> h_r = ETIME
+	:: dl != 0 && dl <= now -> h_r = ETIME
 	:: else ->
 		kexpire(k);
 		if
@@ -379,7 +405,10 @@ inline krenew(k, nd, gr, dl, tk) {
 			:: gr > k_grant[k] -> k_grant[k] = gr
 			:: else
 			fi;
-			k_dl[k] = dl
+			if
+			:: dl != 0 -> k_dl[k] = dl
+			:: else
+			fi
 		fi
 	fi
 }
@@ -616,6 +645,7 @@ inline lose(a) {
 #define HANDED(x) true
 #endif
 
+#ifndef RULES_TIE
 proctype agent(byte a)
 {
 	do
@@ -722,6 +752,8 @@ proctype agent(byte a)
 			:: h_n != 255 && nk_lease[h_n] == 0 && !fk_has[h_n] && ck_has[h_n] ->
 				retry[a] = now + 1	/* ESTALE: refused */
 			:: h_n != 255 && nk_lease[h_n] == 0 && (fk_has[h_n] || !ck_has[h_n]) ->
+				/* P8: the fence read just before the claim */
+				kf[a] = 0;
 				/* the claim txn (path A or B) */
 				rev++;
 				nk_lease[h_n] = lease[a];
@@ -840,24 +872,84 @@ proctype agent(byte a)
 
 	/* install(): lease_dev_install() */
 	:: atomic { !paused[a] && pc[a] == INST2 ->
+#ifndef TODAY
+		/*
+		 * P8: the fence compared with the one read before the claim,
+		 * the claim installed closed (grant 0 here: nothing is issued),
+		 * the fence compared again (one step: the closed install issues
+		 * nothing), then opened in a step of its own (INST3). A fence
+		 * that moved: revoke what was installed, and leave the lease and
+		 * claim in etcd alone (they may be the original's).
+		 */
+		h_r = 0;
+		if
+		:: !kf[a] -> kassign(ak[a], node[a], anew[a], afl[a], 0, adl[a], tok[a])
+		:: else
+		fi;
+		if
+		:: kf[a] ->
+			printf("t%d: agent %d: kernel %d fenced since the claim (a clone?): revokes, leaves lease %d\n",
+			       now, a, ak[a], lease[a]);
+			if
+			:: h_r == 0 -> krevoke(ak[a], tok[a])
+			:: else
+			fi;
+			lease[a] = 0;
+			held[a] = 0;
+			retry[a] = now + 1;
+			pc[a] = ACQ;
+			h_r = 255
+		:: else
+		fi;
+		if
+		:: h_r == 255 -> skip
+		:: h_r == 0 -> pc[a] = INST3
+		:: h_r == ETIME -> lose(a)
+		:: else -> release(a); pc[a] = DEAD; unlock(a)	/* fatal */
+		fi;
+#else
 		kassign(ak[a], node[a], anew[a], afl[a], agr[a], adl[a], tok[a]);
 		if
 		:: h_r == 0 ->
 			printf("t%d: agent %d installs node %d in kernel %d: token %d, floor %d, grant %d, deadline %d; ID clock %d\n",
 			       now, a, node[a], ak[a], tok[a], afl[a], agr[a], adl[a], CLK(ak[a]));
 			inst[a] = 1;
-#ifndef TODAY
-			rf_lease[ak[a]] = lease[a];
-			rf_nonce[ak[a]] = nonce[a];
-			rf_tok[ak[a]] = tok[a];
-#endif
 			next[a] = now + R;
 			pc[a] = HOLD
 		:: h_r == ETIME -> lose(a)
 		:: else -> release(a); pc[a] = DEAD; unlock(a)	/* fatal */
 		fi;
+#endif
 		issue()
 	}
+
+#ifndef TODAY
+	/* install(): the opening renew (grant, deadline 0: left as it is); a
+	 * failure (revoked under it: a fork, the deadline in a pause) means
+	 * the fence moved: etcd is left alone */
+	:: atomic { !paused[a] && pc[a] == INST3 ->
+		krenew(ak[a], node[a], agr[a], 0, tok[a]);
+		if
+		:: h_r == 0 && !kf[a] ->
+			printf("t%d: agent %d installs node %d in kernel %d: token %d, floor %d, grant %d, deadline %d; ID clock %d\n",
+			       now, a, node[a], ak[a], tok[a], afl[a], agr[a], adl[a], CLK(ak[a]));
+			inst[a] = 1;
+			rf_lease[ak[a]] = lease[a];
+			rf_nonce[ak[a]] = nonce[a];
+			rf_tok[ak[a]] = tok[a];
+			next[a] = now + R;
+			pc[a] = HOLD
+		:: else ->
+			printf("t%d: agent %d: opening renew in kernel %d: %d (fence moved): leaves lease %d\n",
+			       now, a, ak[a], h_r, lease[a]);
+			lease[a] = 0;
+			held[a] = 0;
+			retry[a] = now + 1;
+			pc[a] = ACQ
+		fi;
+		issue()
+	}
+#endif
 
 	/* hold(): a round: dev_holds(), keepalive(), persist_grant() */
 	:: atomic { !paused[a] && pc[a] == HOLD && now >= next[a] ->
@@ -956,7 +1048,7 @@ proctype agent(byte a)
  * later, an etcd that takes that long to answer).
  */
 #define DUE(a) (!paused[a] && (pc[a] == START || pc[a] == CLAIMB || pc[a] == INST1 || \
-	pc[a] == INST2 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
+	pc[a] == INST2 || pc[a] == INST3 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
 	(pc[a] == ACQ && (now >= retry[a] || lease[a] == 0 || !l_alive[lease[a]]))))
 #define XDUE(x) (l_alive[x] && now >= l_exp[x])
 #define EXPDUE (XDUE(1) || XDUE(2) || XDUE(3) || XDUE(4) || XDUE(5))
@@ -1158,6 +1250,7 @@ active proctype faults()
 		k_mid[2] = k_mid[0]; k_bid[2] = k_bid[0];
 		rf_lease[2] = rf_lease[0]; rf_nonce[2] = rf_nonce[0]; rf_tok[2] = rf_tok[0];
 		k_act[2] = k_act[0];
+		kf[2] = kf[0];		/* the copy's agent remembers the fence too */
 		kfence(2);		/* uidgen_node_vmfork() in the copy */
 		lease[2] = lease[0]; stale[2] = stale[0]; node[2] = node[0];
 		tok[2] = tok[0]; nonce[2] = nonce[0]; anew[2] = anew[0];
@@ -1222,3 +1315,7 @@ init {
 #endif
 	}
 }
+#else
+/* model/tie.sh: the kernel's inlines above against module/tests/noderules_cases.h */
+#include "rules_tie.pml"
+#endif /* RULES_TIE */

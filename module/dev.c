@@ -35,7 +35,6 @@
 
 #include <linux/uidgen.h>
 
-#include "compat.h"
 #include "gen.h"
 #include "internal.h"
 

@@ -216,8 +216,8 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 	n->max_token = 0;
 	init_waitqueue_head(&n->grant_wq);
 	atomic64_set(&n->grant_waits, 0);
-	hrtimer_init(&n->deadline_timer, CLOCK_BOOTTIME, HRTIMER_MODE_ABS);
-	n->deadline_timer.function = uidgen_node_deadline_fn;
+	hrtimer_setup(&n->deadline_timer, uidgen_node_deadline_fn,
+		      CLOCK_BOOTTIME, HRTIMER_MODE_ABS);
 	INIT_WORK(&n->expire_work, uidgen_node_expire);
 }
 

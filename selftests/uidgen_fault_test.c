@@ -15,7 +15,7 @@
 #include "kselftest_harness.h"
 #include "util.h"
 
-#define MAX_IDS		(1 << 21)	/* per thread */
+#define MAX_IDS		(2 * 1024 * 1024)	/* per thread */
 #define CHUNK		256
 
 FIXTURE(fault) {
@@ -135,7 +135,8 @@ static size_t verify(struct __test_metadata *_metadata,
 
 			if (m[j].ids[i] <= last[p.slot]) {
 				if (bad++ < 5)
-					TH_LOG("thread %d id %zu: slot %u went backwards", j, i, p.slot);
+					TH_LOG("thread %d id %zu: slot %u went backwards",
+					       j, i, p.slot);
 			}
 			last[p.slot] = m[j].ids[i];
 		}
@@ -367,18 +368,19 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 	struct pollfd pfd;
 	struct uffd_msg msg;
 	pthread_t tb, tr;
+	size_t len = getpagesize();
 	char *page, *zero;
 	int uffd, i;
 
 	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
 	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
-	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	page = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	zero = calloc(1, 4096);
+	zero = calloc(1, len);
 	ASSERT_NE(MAP_FAILED, page);
 	reg.range.start = (uintptr_t)page;
-	reg.range.len = 4096;
+	reg.range.len = len;
 	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
 
 	b.buf = (uint64_t *)page;
@@ -398,7 +400,7 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 
 	cp.dst = (uintptr_t)page;
 	cp.src = (uintptr_t)zero;
-	cp.len = 4096;
+	cp.len = len;
 	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &cp));
 	pthread_join(tb, NULL);
 	pthread_join(tr, NULL);
@@ -410,7 +412,7 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 		EXPECT_EQ(0, b.buf[i]);
 	ASSERT_EQ(0, set_node(self->fd, self->node));
 	close(uffd);
-	munmap(page, 4096);
+	munmap(page, len);
 	free(zero);
 }
 

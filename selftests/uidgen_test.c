@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,7 +16,8 @@
 #include "kselftest_harness.h"
 #include "util.h"
 
-#define PAGE 4096
+/* The page size, asked at run time: 4096 on x86, not everywhere. */
+#define PAGE ((size_t)getpagesize())
 
 FIXTURE(uid) {
 	int fd;
@@ -112,7 +114,7 @@ TEST_F(uid, read_sizes)
 	size_t i, j;
 
 	ASSERT_NE(NULL, buf);
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
 		size_t want = lens[i] / 8 * 8;
 		uint64_t t0 = wall_tick(&self->info), t1;
 
@@ -169,7 +171,7 @@ TEST_F(uid, ids_increase_in_slot)
 struct mover {
 	pid_t tid;
 	int cpu[2];
-	volatile int stop;
+	atomic_int stop;
 	long moves;
 	int err;
 };
@@ -301,7 +303,7 @@ TEST_F(uid, unknown_ioctl_enotty)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		errno = 0;
 		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], NULL));
 		EXPECT_EQ(ENOTTY, errno) TH_LOG("cmd %#lx", cmds[i]);
@@ -316,7 +318,7 @@ TEST_F(uid, batch_sizes)
 	unsigned int i, j;
 
 	ASSERT_NE(NULL, ids);
-	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
 		uint64_t t0 = wall_tick(&self->info), t1;
 
 		ids[counts[i]] = 0x5a5a5a5a;
@@ -548,7 +550,7 @@ TEST_F(uid, reserve_runs)
 	/* Pinned: one slot, so each run is greater than the one before. */
 	ASSERT_EQ(0, pin_cpu(0));
 	for (k = 0; k < 200; k++) {
-		for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(counts); i++) {
 			uint32_t want = counts[i] < seqs ? counts[i] : seqs;
 			struct parts p, q;
 
@@ -873,8 +875,9 @@ static int run_proc(int fd, unsigned int seq_bits, uint64_t *ids, int proc)
 			.seed = proc * 100 + i,
 			.ids = ids + (size_t)(proc * THREADS + i) * PER_THREAD,
 		};
-		if (pthread_create(&t[i], NULL, work, &w[i]))
-			return EAGAIN;
+		err = pthread_create(&t[i], NULL, work, &w[i]);
+		if (err)
+			return err;
 	}
 	for (i = 0; i < THREADS; i++) {
 		pthread_join(t[i], NULL);
@@ -944,7 +947,7 @@ TEST_F_TIMEOUT(uid, concurrency, 600)
 	for (i = 1; i < total; i++)
 		dups += sorted[i - 1] == sorted[i];
 	EXPECT_EQ(0, dups);
-	TH_LOG("verified %zu IDs from %d processes x %d threads in ticks %llu..%llu: %zu duplicates",
+	TH_LOG("verified %zu IDs from %d procs x %d threads in ticks %llu..%llu: %zu duplicates",
 	       total, PROCS, THREADS, (unsigned long long)t0,
 	       (unsigned long long)t1, dups);
 	free(sorted);

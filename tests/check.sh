@@ -78,6 +78,10 @@ host_suite cli-host tests/shell/cli-host.sh
 # The kernel's own checkers on every kernel file.
 host_suite style tests/style.sh
 
+# make upstream's patch series: applied to the pristine linux-source-6.12,
+# checkpatch --strict, W=1 and sparse in-tree, headers, kselftests.
+host_suite upstream tests/upstream.sh -o "$out/upstream"
+
 # Which kernel make builds for and make install installs into (make -n).
 host_suite kdir tests/kdir.sh
 
@@ -95,6 +99,11 @@ host_suite units tests/units.sh
 # written: on the host in a scratch copy, the module's in a VM, shown
 # output checked for shape; the rest counted as unrun, with reasons.
 host_suite docs-blocks tests/docs-blocks.sh
+
+# docs-blocks itself, against documents written to break it (root
+# prompts, sudo, commands off its allow-list, a && b mid-block, indented
+# and ~~~ fences, output nobody compares, nothing to check) (~5 s).
+host_suite docs-blocks-test tests/docs-blocks-test.sh
 
 # The node rules' table (module/tests/noderules_cases.h) against the
 # build of module/noderules.c that uidgen-lease's device stand-in uses;
@@ -149,7 +158,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid rules cli-host style kdir standalone versions units docs-blocks model harness vm-retry lease fleet-quickstart kunit debug-vm"
+	snapshot nodelife install dkms deb uuid rules cli-host style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry lease fleet-quickstart kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")

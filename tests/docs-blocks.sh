@@ -1,132 +1,152 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The docs are tested: every shell block of README.md, run as written.
+# The docs are tested: every command block of README.md, the admin guide
+# and fleet.rst, run as written, and the output they show compared.
 #
-# A shell block is a ```sh (or ```bash, ```shell) fence, run as a script,
-# or a ```console fence, whose "$ " lines are run and whose other lines are
-# output (not compared). A bare ``` fence with "$ " lines in it is a
-# finding: say which it is. The line before a block may classify it:
+# Markdown (tests/lib/md-blocks.awk): a fence is ``` or ~~~, indented or
+# not. A ```sh (```bash, ```shell) block is a script; a ```console block's
+# "$ " lines (and "# " lines, a root prompt) are commands and its other
+# lines their output, compared. The line before a fence may classify it:
 #
-#   (nothing)                          run on the host
+#   (nothing)                          a script: run on the host
 #   <!-- docs-test: module -->         needs the module: run in a VM
+#   <!-- docs-test: boots-vm -->       run on the host, and boots a VM of
+#                                      its own (make demo): unrun with
+#                                      DOCS_BLOCKS_VM=0
 #   <!-- docs-test: skip: REASON -->   not run, counted as unrun with REASON
 #                                      (e.g. "needs systemd as PID 1")
+#   <!-- docs-test: output -->         (a ```text block) the output of the
+#                                      last block of its file that ran:
+#                                      compared, as below
+#   <!-- docs-test: output of: TEXT -->  the output of the last block of
+#                                      its file that ran and whose first
+#                                      command begins with TEXT
+#   <!-- docs-test: output: COMMAND -->  the output of COMMAND, run where
+#                                      the last block of its file ran
+#   <!-- docs-test: not-a-command: WHAT -->  not a command, said outright
 #
-# A block left unclassified that calls systemctl (needs systemd as PID 1),
-# loads a module (insmod, modprobe) or changes this system (apt, dpkg,
-# groupadd, a write to /etc) is a finding, not run: mark it.
+# A ```text block or a bare fence must be marked (output, skip, or
+# not-a-command): output nobody compares is a failure; so is one that
+# holds "$ " lines (say ```console). A fence of another language (```c,
+# ```python, ```yaml ...) is not a command: listed and counted.
 #
 # In an .rst file (Documentation/), every literal block (a paragraph
-# ending in "::", or ".. code-block::") is a block; the last RST comment
-# ".. docs-test: KIND" since the block before classifies it:
+# ending in "::", or ".. code-block::") is a block
+# (tests/lib/rst-blocks.awk); the last RST comment ".. docs-test: KIND"
+# since the block before classifies it:
 #
 #   (nothing)                          a command if its first word is one
 #                                      (on the Debian PATH, uidgen,
 #                                      uidgen-lease, uidgen-cluster, or a
 #                                      file of the tree): run on the host;
-#                                      else not a command (a config file,
-#                                      YAML, a formula, a diagram): listed
-#                                      and counted, not run
+#                                      a block whose first line is a "$ "
+#                                      prompt: a console session, as
+#                                      above; anything else is a failure:
+#                                      mark it
 #   .. docs-test: module               run in the VM
 #   .. docs-test: skip: REASON         counted as unrun with REASON
-#   .. docs-test: not-a-command: WHAT  not a command, said outright
+#   .. docs-test: not-a-command: WHAT  not a command (a config file, YAML,
+#                                      a formula, a diagram): counted
 #   .. docs-test: output: COMMAND      the output of COMMAND (more lines
 #                                      indented under the comment go on),
 #                                      run where and after the last
 #                                      command block of its file that ran
-#                                      (host or VM): each line the
-#                                      docs show must be a line of its
-#                                      output, numbers aside
-#                                      (tests/lib/same-shape.sh)
+#                                      (host or VM)
 #   .. docs-test: walked: SCRIPT       walked by SCRIPT (a suite of its
 #                                      own, e.g. against a real etcd):
 #                                      counted, not run here
 #
-# Host blocks run in order, each with bash -e -o pipefail, in one scratch
+# Output compared: each line the docs show must be a line of the output,
+# numbers aside (tests/lib/same-shape.sh).
+#
+# How blocks run: each with bash -e -o pipefail; a line with "a && b" is
+# run as "{ a && b; } || exit" (bash -e alone stops at neither a's failure
+# nor b's unless the line is the block's last); "&&" in a line that is not
+# a whole command is a failure (write it on a line of its own).
+#
+# Host blocks are never run as root. They run in order in one scratch
 # copy of the tree (the files git tracks or would: uncommitted changes are
-# tested too) under build/docs-blocks/, so a block may build and change
-# files; with a Debian PATH, HOME in the scratch directory and nothing else
-# of this environment; "sudo" is the command itself when run as root.
+# tested too) under build/docs-blocks/, as nobody (uid 65534; the copy is
+# nobody's) when this runs as root, with a Debian PATH, HOME and TMPDIR in
+# the scratch directory and nothing else of this environment. Before one
+# runs, its command words (tests/lib/cmd-words.awk) must be on ALLOW below
+# or a relative path (a file of the scratch copy): anything else, sudo, a
+# "# " root prompt, systemctl, insmod or modprobe is a failure, not run
+# (mark it module, skip, or add a harmless command to ALLOW).
 # Then the module blocks run, in order, in one VM (tests/qemu/vm.sh) of
 # the kernel the scratch copy's module/uidgen.ko was built for, as root in
-# the scratch copy, each file's starting with the module unloaded and an
-# empty kernel log; DOCS_BLOCKS_VM=0 counts them as unrun instead. The
+# the scratch copy (the VM sees this machine's files read-only; "sudo" is
+# the command itself), each file's starting with the module unloaded and
+# an empty kernel log; DOCS_BLOCKS_VM=0 counts them as unrun instead. The
 # built uidgen, uidgen-lease and uidgen-cluster are on PATH, as installed.
 #
 #   tests/docs-blocks.sh [FILE...]
 #       (default: README.md Documentation/admin-guide.rst Documentation/fleet.rst)
+#   DOCS_BLOCKS_OUT=DIR: the scratch directory (default build/docs-blocks)
 # Prints TAP, a "# unrun: N (reasons)" line and a "# Totals:" line; exit
-# status 1 on any failure.
+# status 1 on any failure, and when nothing was checked (a FILE that does
+# not exist, a FILE with no block, no block run or compared at all); 2 on
+# an option it does not know.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+for a in "$@"; do
+	case $a in
+	--) break ;;
+	-*)
+		echo "usage: tests/docs-blocks.sh [FILE...] ('$a' is no option: it takes none)" >&2
+		exit 2 ;;
+	esac
+done
+[ "${1:-}" != -- ] || shift
 [ $# -gt 0 ] || set -- README.md Documentation/admin-guide.rst Documentation/fleet.rst
-out=$repo/build/docs-blocks
+
+# The commands a host block may run (besides relative paths: files of the
+# scratch copy), unprivileged, in the scratch copy.
+ALLOW="make cd echo printf cat ls grep head tail sed awk cut sort uniq wc tr test [ true
+	false export python3 pip man go pkg-config cc gcc diff cmp mkdir touch cp mv ln
+	basename dirname sleep date id nm readelf ldd file od uidgen uidgen-lease uidgen-cluster"
+
+out=${DOCS_BLOCKS_OUT:-$repo/build/docs-blocks}
 chmod -R u+w "$out" 2>/dev/null
 rm -rf "$out"
-mkdir -p "$out/blocks" "$out/home" "$out/bin"
+mkdir -p "$out/blocks" "$out/home" "$out/tmp" "$out/bin" "$out/vmbin"
 clone=$out/clone
 mkdir -p "$clone"
 git ls-files -co --exclude-standard -z | xargs -0 cp -a --parents -t "$clone"
-if [ "$(id -u)" -eq 0 ]; then
-	printf '#!/bin/sh\nexec "$@"\n' > "$out/bin/sudo"
-	chmod +x "$out/bin/sudo"
-fi
+# In the VM, as root: sudo is the command itself.
+printf '#!/bin/sh\nexec "$@"\n' > "$out/vmbin/sudo"
+chmod +x "$out/vmbin/sudo"
 for c in userlib/uidgen lease/uidgen-lease lease/uidgen-cluster; do
 	ln -s "$clone/$c" "$out/bin/${c#*/}"
+	ln -s "$clone/$c" "$out/vmbin/${c#*/}"
 done
 debpath=$out/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+vmpath=$out/vmbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Never root on the host: nobody, owning the scratch copy.
+runas=()
+if [ "$(id -u)" -eq 0 ]; then
+	runas=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+	chown -R 65534:65534 "$clone" "$out/home" "$out/tmp"
+fi
 
 # Split every file's blocks into $out/blocks/N.sh with N.meta holding
-# "FILE:LINE<TAB>KIND" (KIND: host, module, skip: REASON, or bad: WHY).
+# "FILE:LINE<TAB>KIND<TAB>LANG" (KIND: host, module, skip: REASON, ...,
+# bad: WHY, or empty), N.expect the output a console block shows.
 n=0
+missing=()
+declare -A nblocks=()
 for f in "$@"; do
+	if [ ! -f "$f" ]; then
+		missing+=("$f")
+		continue
+	fi
+	before=$n
 	case $f in
-	*.rst)
-		n=$(awk -f tests/lib/rst-blocks.awk -v f="$f" -v dir="$out/blocks" -v n="$n" "$f")
-		continue ;;
+	*.rst) n=$(awk -f tests/lib/rst-blocks.awk -v f="$f" -v dir="$out/blocks" -v n="$n" "$f") ;;
+	*) n=$(awk -f tests/lib/md-blocks.awk -v f="$f" -v dir="$out/blocks" -v n="$n" "$f") ;;
 	esac
-	n=$(awk -v f="$f" -v dir="$out/blocks" -v n="$n" '
-	function flush(kind) {
-		n++
-		printf "%s:%d\t%s\n", f, start, kind > (dir "/" n ".meta")
-		printf "%s", body > (dir "/" n ".sh")
-		close(dir "/" n ".meta"); close(dir "/" n ".sh")
-	}
-	!infence && /^```/ {
-		lang = substr($0, 4); sub(/[ \t].*/, "", lang)
-		infence = 1; start = NR; body = ""; dollar = 0
-		marker = prev
-		next
-	}
-	infence && /^```[ \t]*$/ {
-		infence = 0
-		kind = ""
-		if (lang == "sh" || lang == "bash" || lang == "shell" || lang == "console") {
-			kind = "host"
-			if (match(marker, /<!-- docs-test: [^>]*-->/)) {
-				kind = marker
-				sub(/.*<!-- docs-test: /, "", kind); sub(/ *-->.*/, "", kind)
-			}
-		} else if (lang == "" && dollar) {
-			kind = "bad: a bare fence with \"$ \" lines: mark it ```sh or ```console"
-		}
-		if (kind != "") flush(kind)
-		prev = ""
-		next
-	}
-	infence {
-		if ($0 ~ /^\$ /) dollar = 1
-		if (lang == "console") {
-			if ($0 ~ /^\$ /) body = body substr($0, 3) "\n"
-		} else {
-			body = body $0 "\n"
-		}
-		next
-	}
-	/[^ \t]/ { prev = $0 }
-	END { print n }
-	' "$f")
+	nblocks[$f]=$((n - before))
 done
 
 pass=0
@@ -153,36 +173,168 @@ is_command() {
 	esac
 	PATH=$debpath command -v -- "$1" > /dev/null 2>&1 || [ -f "$clone/$1" ]
 }
+
+# not_allowed SCRIPT: the command words a host block may not run, one a
+# line (nothing: all allowed).
+not_allowed() {
+	local w
+	awk -f tests/lib/cmd-words.awk "$1" | while IFS= read -r w; do
+		case $w in
+		/*|*..*) echo "$w" ;;
+		# a path in the scratch copy (perhaps made by the block, as a
+		# venv's bin/pip): cd_out() keeps blocks in it
+		*/*) ;;
+		*) case " $(echo $ALLOW) " in *" $w "*) ;; *) echo "$w" ;; esac ;;
+		esac
+	done | awk '!seen[$0]++' | paste -sd' '
+}
+
+# cd_out SCRIPT: does it cd out of the scratch copy (to an absolute path,
+# up with .., home, back with -, or to a $VARIABLE)? Then its relative
+# command paths are no longer the copy's.
+cd_out() {
+	grep -Eq '(^|[;&|({[:space:]])cd([[:space:]]*$|[[:space:]]+["'"'"']?(/|~|-|\$|[^[:space:];&|]*\.\.))' "$1"
+}
+
+# wrap_ands SCRIPT OUT: SCRIPT with each line holding "&&" run as
+# "{ LINE } || exit $?"; fails, saying which line, if such a line is not a
+# whole command by itself (bash -n).
+wrap_ands() {
+	local l logical= no=0 start=0
+	: > "$2"
+	while IFS= read -r l || [ -n "$l" ]; do
+		no=$((no + 1))
+		[ -n "$logical" ] || start=$no
+		logical+=$l$'\n'
+		case $l in *\\) continue ;; esac
+		case $logical in
+		*"&&"*)
+			if bash -n <<< "$logical" 2> /dev/null; then
+				printf '{ %s} || exit $?\n' "$logical" >> "$2"
+			else
+				echo "line $start: '&&' in a line that is not a whole command (bash -e would not stop at its failure): give it a line of its own"
+				return 1
+			fi ;;
+		*) printf '%s' "$logical" >> "$2" ;;
+		esac
+		logical=
+	done < "$1"
+	printf '%s' "$logical" >> "$2"
+}
+
+# shape_check EXPECTED LOG: the output a block shows against what it printed.
+shape_check() { bash tests/lib/same-shape.sh "$1" < "$2"; }
+
 notcmd=0
 walked=0
-declare -A last=() script=()
+declare -A last=() lastblk=() script=() expect=() ran=() blkkind=()
+vmout=()	# "i ref": block i's shown output is block ref's (a VM block)
 
 echo "TAP version 13"
+for f in "${missing[@]}"; do
+	notok "$f: no such file: nothing to check"
+done
+for f in "${!nblocks[@]}"; do
+	[ "${nblocks[$f]}" -gt 0 ] || notok "$f: not one block (fenced in Markdown, literal in RST): nothing to check"
+done
 for i in $(seq 1 "$n"); do
-	IFS=$'\t' read -r where kind < "$out/blocks/$i.meta"
+	# (Not read with IFS=tab: read merges a run of tabs, and KIND may be "".)
+	IFS= read -r line < "$out/blocks/$i.meta"
+	where=${line%%$'\t'*}; line=${line#*$'\t'}
+	kind=${line%%$'\t'*}; lang=
+	[ "$kind" = "$line" ] || lang=${line#*$'\t'}
 	b=$out/blocks/$i.sh
 	script[$i]=$b
 	file=${where%:*}
-	if [ -z "$kind" ]; then
-		w=$(grep -m1 -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$b" | awk '{ print $1 }')
-		if is_command "$w"; then kind=host; else kind="not-a-command"; fi
-	fi
+	[ ! -e "$out/blocks/$i.expect" ] || expect[$i]=$out/blocks/$i.expect
+	case $file in
+	*.rst)
+		# A literal block starting with a "$ " prompt: a console session.
+		if [ -z "$kind" ] && grep -m1 -v '^[[:space:]]*$' "$b" | grep -q '^\$ '; then
+			grep '^\$ ' "$b" | cut -c3- > "$out/blocks/$i.cmds"
+			grep -v '^\$ ' "$b" > "$out/blocks/$i.expect"
+			mv "$out/blocks/$i.cmds" "$b"
+			expect[$i]=$out/blocks/$i.expect
+			lang=console
+		fi
+		if [ -z "$kind" ] && [ "$lang" != console ]; then
+			w=$(grep -m1 -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$b" | awk '{ print $1 }')
+			if is_command "$w"; then
+				kind=host
+			else
+				notok "$where: neither a command ('$w' is none) nor marked: mark it (.. docs-test: not-a-command: WHAT, skip: REASON, output: COMMAND)" "$(first "$b")"
+				continue
+			fi
+		fi ;;
+	*)
+		case $lang in
+		sh|bash|shell|console) ;;
+		text|"")
+			if [ -z "$kind" ]; then
+				if grep -q '^\$ ' "$b"; then
+					notok "$where: a \`\`\`${lang:-(bare fence)} block with \"\$ \" lines: mark it \`\`\`console (run, its output compared) or docs-test: output, skip: REASON"
+				else
+					notok "$where: a \`\`\`${lang:-(bare fence)} block nobody compares: mark it docs-test: output (the last block's output), output: COMMAND, or not-a-command: WHAT"
+				fi
+				continue
+			fi ;;
+		*)
+			[ -n "$kind" ] || kind="not-a-command: a \`\`\`$lang block" ;;
+		esac ;;
+	esac
+	[ -n "$kind" ] || kind=host
+	[ "$kind" != boots-vm ] || kind=host-vm
 	case $kind in
 	"skip: "*) not_run "$where" "${kind#skip: }"; continue ;;
 	bad:*) notok "$where: ${kind#bad: }"; continue ;;
 	not-a-command*)
 		notcmd=$((notcmd + 1))
 		what=${kind#not-a-command}; what=${what#: }
-		echo "# not a command $where: ${what:-by the rule: \"$(first "$b")\"}"
+		echo "# not a command $where: ${what:-\"$(first "$b")\"}"
 		continue ;;
 	"walked: "*)
 		walked=$((walked + 1))
 		w=${kind#walked: }
-		if [ -x "$w" ]; then
-			echo "# walked $where: by $w"
-		else
-			notok "$where: walked by '$w', which is not an executable of the tree"
+		case $w in
+		/*|*..*) notok "$where: walked by '$w', which is not an executable of the tree (a path inside it, such as tests/NAME.sh)" ;;
+		*)	if [ ! -x "$w" ] || [ ! -f "$w" ]; then
+				notok "$where: walked by '$w', which is not an executable of the tree"
+			elif ! grep -qF "$(basename "$file")" "$w"; then
+				notok "$where: walked by '$w', which never names $(basename "$file"): it cannot be walking it"
+			else
+				echo "# walked $where: by $w"
+			fi ;;
+		esac
+		continue ;;
+	output|"output of: "*)
+		# The shown output of the last block of its file that ran (whose
+		# first command begins with TEXT).
+		ref=${lastblk[$file]:-}
+		if [ "$kind" != output ]; then
+			ref=
+			for j in ${ran[$file]:-}; do
+				case $(first "$out/blocks/$j.sh") in "${kind#output of: }"*) ref=$j ;; esac
+			done
 		fi
+		if [ -z "$ref" ]; then
+			notok "$where: ${kind}: no block of $file before it ran ${kind#output of: }"
+			continue
+		fi
+		if ! grep -q '[^[:space:]]' "$b"; then
+			notok "$where: ${kind}: an empty output block (nothing to compare)"
+			continue
+		fi
+		case ${blkkind[$ref]} in
+		unrun) not_run "$where" "output of a block that boots a VM (DOCS_BLOCKS_VM=0: no VM)" ;;
+		host|host-vm)
+			if shape_check "$b" "$out/$ref.log" > "$out/$i.log" 2>&1; then
+				ok "$where output of $(head -n 1 "$out/blocks/$ref.meta" | cut -f1)"
+			else
+				mapfile -t tail < <(tail -n 25 "$out/$i.log")
+				notok "$where output of $(head -n 1 "$out/blocks/$ref.meta" | cut -f1): not what it printed" "${tail[@]}"
+			fi ;;
+		module) vmout+=("$i $ref") ;;
+		esac
 		continue ;;
 	"output: "*)
 		{
@@ -192,31 +344,74 @@ for i in $(seq 1 "$n"); do
 			echo '} 2>&1 ) || true'
 			echo "printf '%s\\n' \"\$actual\" | bash tests/lib/same-shape.sh '$b'"
 		} > "$out/blocks/$i.check.sh"
+		{ echo "${kind#output: }"; tail -n +2 "$out/blocks/$i.meta"; } > "$out/blocks/$i.cmd"
 		script[$i]=$out/blocks/$i.check.sh
 		case ${last[$file]:-} in
 		module) modules+=("$i"); continue ;;
-		host) kind=output ;;
+		host|host-vm) kind=output ;;
 		*) not_run "$where" "output, and no command block of its file ran before it"; continue ;;
 		esac ;;
-	module) modules+=("$i"); last[$file]=module; continue ;;
-	host) last[$file]=host ;;
-	*) notok "$where: unknown docs-test marker '$kind' (host, module, skip: REASON, not-a-command, output: COMMAND, walked: SCRIPT)"; continue ;;
+	module) ;;
+	host|host-vm) ;;
+	*) notok "$where: unknown docs-test marker '$kind' (host, module, boots-vm, skip: REASON, not-a-command: WHAT, output, output of: TEXT, output: COMMAND, walked: SCRIPT)"; continue ;;
 	esac
-	if [ "$kind" = host ] && grep -qw systemctl "$b"; then
+	# a && b, wherever it is.
+	if [ "$kind" != output ]; then
+		if ! why=$(wrap_ands "$b" "$out/blocks/$i.run.sh"); then
+			notok "$where: $why"
+			continue
+		fi
+		script[$i]=$out/blocks/$i.run.sh
+	fi
+	if [ "$kind" = module ]; then
+		modules+=("$i"); last[$file]=module; lastblk[$file]=$i
+		ran[$file]="${ran[$file]:-} $i"; blkkind[$i]=module
+		continue
+	fi
+	if [ "$kind" = host-vm ] && [ "${DOCS_BLOCKS_VM:-1}" = 0 ]; then
+		not_run "$where" "boots a VM (DOCS_BLOCKS_VM=0: no VM)"
+		# an output block after it shows this one's output: unrun too
+		last[$file]=unrun; lastblk[$file]=$i
+		ran[$file]="${ran[$file]:-} $i"; blkkind[$i]=unrun
+		continue
+	fi
+	# On the host: never as root, only allowed commands (for shown
+	# output, those of the command that prints it).
+	cmds=$b
+	[ "$kind" != output ] || cmds=$out/blocks/$i.cmd
+	if [ -e "$out/blocks/$i.root" ]; then
+		notok "$where: a \"# \" root prompt: host blocks never run as root; mark it (docs-test: module: as root in a VM; or skip: REASON)"
+		continue
+	fi
+	if grep -qw systemctl "$cmds"; then
 		notok "$where: calls systemctl: needs systemd as PID 1; mark it (docs-test: skip: needs systemd as PID 1)"
 		continue
 	fi
-	if [ "$kind" = host ] && grep -qE '(^|[;&|(]|sudo )[[:space:]]*(apt|apt-get|dpkg|groupadd|useradd|editor)[[:space:]]|>>?[[:space:]]*/etc/|tee( -a)? /etc/' "$b"; then
-		notok "$where: changes this system (packages, users, /etc): mark it (docs-test: skip: REASON)"
-		continue
-	fi
-	if [ "$kind" = host ] && grep -qwE 'insmod|modprobe' "$b"; then
+	if grep -qwE 'insmod|modprobe' "$cmds"; then
 		notok "$where: loads the module: mark it (docs-test: module)"
 		continue
 	fi
-	if (cd "$clone" && env -i PATH="$debpath" HOME="$out/home" TERM=dumb LANG=C.UTF-8 \
-		timeout 1800 bash -e -o pipefail "${script[$i]}") > "$out/$i.log" 2>&1; then
-		ok "$where $kind: $(first "$b")"
+	if cd_out "$cmds"; then
+		notok "$where: changes directory out of the scratch copy (cd to /, .., ~, - or a variable): host blocks run in it; mark it (docs-test: skip: REASON)"
+		continue
+	fi
+	bad=$(not_allowed "$cmds")
+	if [ -n "$bad" ]; then
+		case " $bad " in
+		*" sudo "*) notok "$where: needs root (sudo): host blocks never run as root; mark it (docs-test: module, or skip: REASON)" ;;
+		*) notok "$where: runs $bad, not on the host allow-list (ALLOW in tests/docs-blocks.sh; host blocks run unprivileged in a scratch copy): mark it (docs-test: module, skip: REASON) or add a harmless command to ALLOW" ;;
+		esac
+		continue
+	fi
+	[ "$kind" = output ] || { last[$file]=$kind; lastblk[$file]=$i; ran[$file]="${ran[$file]:-} $i"; blkkind[$i]=host; }
+	if (cd "$clone" && "${runas[@]}" env -i PATH="$debpath" HOME="$out/home" TMPDIR="$out/tmp" \
+		TERM=dumb LANG=C.UTF-8 timeout 1800 bash -e -o pipefail "${script[$i]}") > "$out/$i.log" 2>&1; then
+		if [ -n "${expect[$i]:-}" ] && ! shape_check "${expect[$i]}" "$out/$i.log" > "$out/$i.shape" 2>&1; then
+			mapfile -t tail < <(tail -n 25 "$out/$i.shape")
+			notok "$where $kind: $(first "$b"): its output is not what the block shows" "${tail[@]}"
+		else
+			ok "$where $kind: $(first "$b")${expect[$i]:+ (output compared)}"
+		fi
 	else
 		rc=$?
 		mapfile -t tail < <(tail -n 15 "$out/$i.log")
@@ -240,10 +435,14 @@ if [ ${#modules[@]} -gt 0 ]; then
 		for i in "${modules[@]}"; do
 			not_run "$(head -n 1 "$out/blocks/$i.meta" | cut -f1)" "$why"
 		done
+		for v in "${vmout[@]}"; do
+			not_run "$(head -n 1 "$out/blocks/${v%% *}.meta" | cut -f1)" "output of a block that $why"
+		done
 	else
+		mkdir -p "$out/vm"
 		{
 			echo "cd '$clone' || exit 1"
-			echo "export PATH='$debpath' HOME='$out/home'"
+			echo "export PATH='$vmpath' HOME='$out/home'"
 			prev=
 			for i in "${modules[@]}"; do
 				where=$(head -n 1 "$out/blocks/$i.meta" | cut -f1)
@@ -258,18 +457,34 @@ if [ ${#modules[@]} -gt 0 ]; then
 		for i in "${modules[@]}"; do
 			where=$(head -n 1 "$out/blocks/$i.meta" | cut -f1)
 			what=module
-			[ "${script[$i]}" = "$out/blocks/$i.sh" ] || what=output
+			[ "${script[$i]}" != "$out/blocks/$i.check.sh" ] || what=output
 			rc=$(sed -n "s/^DOCS-BLOCK $i \([0-9]*\).*/\1/p" "$out/vm.log" | tr -d '\r' | tail -n 1)
-			if [ "$rc" = 0 ]; then
-				ok "$where $what (VM $kv): $(first "$out/blocks/$i.sh")"
+			if [ "$rc" = 0 ] && [ -n "${expect[$i]:-}" ] &&
+				! shape_check "${expect[$i]}" "$out/vm/block-$i.log" > "$out/$i.shape" 2>&1; then
+				mapfile -t tail < <(tail -n 25 "$out/$i.shape")
+				notok "$where $what (VM $kv): $(first "$out/blocks/$i.sh"): its output is not what the block shows" "${tail[@]}"
+			elif [ "$rc" = 0 ]; then
+				ok "$where $what (VM $kv): $(first "$out/blocks/$i.sh")${expect[$i]:+ (output compared)}"
 			else
 				mapfile -t tail < <(tail -n 15 "$out/vm/block-$i.log" 2>/dev/null || tail -n 15 "$out/vm.log")
 				notok "$where $what (VM $kv): $(first "$out/blocks/$i.sh") (exit ${rc:-none}; vm.sh $vmrc)" "${tail[@]}"
 			fi
 		done
+		for v in "${vmout[@]}"; do
+			i=${v%% *}; ref=${v#* }
+			where=$(head -n 1 "$out/blocks/$i.meta" | cut -f1)
+			rwhere=$(head -n 1 "$out/blocks/$ref.meta" | cut -f1)
+			if shape_check "$out/blocks/$i.sh" "$out/vm/block-$ref.log" > "$out/$i.log" 2>&1; then
+				ok "$where output of $rwhere (VM $kv)"
+			else
+				mapfile -t tail < <(tail -n 25 "$out/$i.log")
+				notok "$where output of $rwhere (VM $kv): not what it printed" "${tail[@]}"
+			fi
+		done
 	fi
 fi
 
+[ "$t" -gt 0 ] || notok "nothing checked: no block ran and no output was compared (every block unrun or not a command)"
 echo "1..$t"
 r=
 for k in "${!reasons[@]}"; do r="${r:+$r; }${reasons[$k]}: $k"; done

@@ -4,7 +4,8 @@
 # Documentation/fleet.rst's "Quick start: three servers and an existing
 # etcd", walked against a real 3-member etcd on this machine's loopback
 # (clients on 127.0.0.1:2479N, peers on 2480N: not tests/lease/host.sh's
-# 2379N), with the device stand-in (uidgen-lease --device-sim) for each
+# 2379N; etcd_client_port and etcd_peer_port in the environment pick
+# others), with the device stand-in (uidgen-lease --device-sim) for each
 # machine's /dev/uid:
 #
 #   step 1's etcdctl block, run as written (ETCDCTL_ENDPOINTS says where
@@ -12,8 +13,14 @@
 #     auth on, the uidgen user may write /uidgen/prod/ and nothing else;
 #   "Moving a machine from a static node ID"'s etcdctl put, as written,
 #     before any agent starts;
+#   step 2: the .deb files it names are those make deb builds, where it
+#     says make deb puts them (debian/control's packages, version.mk's
+#     version, build/deb/ as in the Makefile);
 #   step 5's lease.conf as the agents' configuration, with the test's
-#     endpoints and without cacert (this etcd is plain http);
+#     endpoints and without cacert (this etcd is plain http), and its
+#     password-file block, as written but in a scratch directory for
+#     /etc/uidgen (the password on standard input): mode 0600, the
+#     password on one line;
 #   step 6: three agents, a, b and c (host names in UTS namespaces of
 #     their own, machine IDs as in the shown output, the stand-in with the
 #     module's default node_bits, 5), run as the unit runs them; each logs
@@ -30,8 +37,10 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 . tests/lib/host-suite.sh
-etcd_client_port=2479
-etcd_peer_port=2480
+# The ports: 2479N and 2480N unless the caller says (a second run beside
+# make check's: etcd_client_port=261 etcd_peer_port=262, ports 261N, 262N).
+etcd_client_port=${etcd_client_port:-2479}
+etcd_peer_port=${etcd_peer_port:-2480}
 . tests/lib/etcd.sh
 out=
 while getopts "o:" opt; do
@@ -72,15 +81,28 @@ cleanup() {
 trap cleanup EXIT
 
 echo "TAP version 13"
-check "the quick start has its three walked blocks (etcdctl, lease.conf, uidgen-cluster's output)" \
-	'[ ${#walked[@]} = 3 ] && head -n 1 "${walked[@]}" &&
-	 grep -q "^etcdctl " "${walked[0]}" && grep -q "^endpoints = " "${walked[1]}" && grep -q "^NODE " "${walked[2]}"'
+check "the quick start has its four walked blocks (etcdctl, lease.conf, the password file, uidgen-cluster's output)" \
+	'[ ${#walked[@]} = 4 ] && head -n 1 "${walked[@]}" &&
+	 grep -q "^etcdctl " "${walked[0]}" && grep -q "^endpoints = " "${walked[1]}" &&
+	 grep -q "/etc/uidgen/etcd-password" "${walked[2]}" && grep -q "^NODE " "${walked[3]}"'
 [ "$fail" -eq 0 ] || { tap_end; exit 1; }
 etcdctl_block=${walked[0]}
 conf_block=${walked[1]}
-shown=${walked[2]}
+pwfile_block=${walked[2]}
+shown=${walked[3]}
 
-check "a 3-member etcd on 127.0.0.1:2479N" 'etcd_start "$out/etcd"'
+# Step 2: the packages it names, where it says make deb puts them.
+v=$(make -s --no-print-directory version 2>/dev/null)
+step2=$(awk -v s="$qs" -v e="$qe" 'NR > s && NR < e' "$doc" | sed -n '/^2\. /,/^3\. /p')
+check "step 2 says where make deb puts the packages (build/deb/, as the Makefile's deb target)" \
+	'printf "%s\n" "$step2" | tr "\n" " " | grep -q "puts them in the tree.s \`\`build/deb/\`\`" &&
+	 sed -n "/^deb:/,/^\$/p" Makefile | grep -q "cd build/deb/uidgen-\$(VERSION) && dpkg-buildpackage"'
+for p in uidgen-dkms_${v}_all libuidgen2_${v}_amd64 uidgen-tools_${v}_amd64; do
+	check "step 2 names $p.deb, and debian/control builds ${p%%_*}" \
+		'printf "%s\n" "$step2" | grep -q "\./$p\.deb" && grep -qx "Package: ${p%%_*}" debian/control'
+done
+
+check "a 3-member etcd on 127.0.0.1:${etcd_client_port}N" 'etcd_start "$out/etcd"'
 export ETCDCTL_ENDPOINTS=$etcd_eps ETCDCTL_API=3
 rootpw=root-secret
 pw=uidgen-secret
@@ -108,8 +130,16 @@ etcdctl --user "uidgen:$pw" del /uidgen/prod/floor/7 > /dev/null
 check "step 5: lease.conf has the keys the walk knows (endpoints cluster cacert user password_file)" \
 	'[ "$(sed -n "s/^\([a-z_]*\) = .*/\1/p" "$conf_block" | paste -sd" ")" = "endpoints cluster cacert user password_file" ]'
 sed -e "s|^endpoints = .*|endpoints = $etcd_eps|" -e '/^cacert = /d' \
-	-e "s|^password_file = .*|password_file = $out/etcd-password|" "$conf_block" > "$out/lease.conf"
-(umask 077; echo "$pw" > "$out/etcd-password")
+	-e "s|^password_file = /etc/uidgen/|password_file = $out/etc-uidgen/|" "$conf_block" > "$out/lease.conf"
+# Step 5's password file, as written, /etc/uidgen being $out/etc-uidgen.
+check "step 5: the password-file block, as written (in bash, the password on standard input)" \
+	'sed "s|/etc/uidgen|$out/etc-uidgen|g" "$pwfile_block" > "$out/pwfile.sh" &&
+	 echo "$pw" | bash -e -o pipefail "$out/pwfile.sh"'
+check "the password file: mode 0600, the password on one line, where lease.conf says" \
+	'[ "$(stat -c %a "$out/etc-uidgen/etcd-password")" = 600 ] &&
+	 [ "$(cat "$out/etc-uidgen/etcd-password")" = "$pw" ] &&
+	 [ "$(wc -l < "$out/etc-uidgen/etcd-password")" = 1 ] &&
+	 grep -qx "password_file = $out/etc-uidgen/etcd-password" "$out/lease.conf"'
 
 # Step 6: what uidgen-lease.service runs, on a, b and c.
 declare -A mid=([a]=0000000000000000000000000000abc1 [b]=0000000000000000000000000000abc2 [c]=0000000000000000000000000000abc3)
@@ -141,8 +171,9 @@ done
 
 # Step 7: uidgen-cluster with the same configuration file.
 check "step 7: uidgen-cluster, exit 0" 'lease/uidgen-cluster -c "$out/lease.conf" > "$out/cluster1.txt"; cat "$out/cluster1.txt"'
+# In any order: the lines follow the node IDs, which are random.
 check "its output has the shown output's shape, line by line" \
-	'tests/lib/same-shape.sh "$shown" < "$out/cluster1.txt"'
+	'tests/lib/same-shape.sh --any-order "$shown" < "$out/cluster1.txt"'
 check "one line per machine: 3 holders, 3 node IDs, 3 tokens" \
 	'[ "$(tail -n +2 "$out/cluster1.txt" | wc -l)" = 3 ] &&
 	 [ "$(tail -n +2 "$out/cluster1.txt" | awk "{ print \$1 }" | sort -u | wc -l)" = 3 ] &&

@@ -6,7 +6,8 @@
 # with headers (the test VM's 6.1). With no headers for the running
 # kernel, make says it builds against another kernel's headers, and
 # install (and dkms-install) refuse that kernel's tree unless KVER or KDIR
-# is given; given either, the other follows it.
+# is given (make uninstall too); given either, the other follows it. make
+# clean with no headers at all still cleans (a copy of the tree).
 #   tests/kdir.sh
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -uo pipefail
@@ -57,6 +58,21 @@ check "a KDIR KVER cannot be read from: make install asks for KVER" \
 check "the running kernel has headers: make install uses them and its tree, no warning" \
 	'mk install UNAME_R=$k61 DESTDIR=$out/root && has "-C /lib/modules/$k61/build " &&
 	 has "$out/root/lib/modules/$k61/updates/uidgen.ko" && ! has "no headers"'
+check "no headers for the running kernel: make uninstall refuses too (it would take the module out of another kernel's tree)" \
+	'! mk uninstall UNAME_R=$none DESTDIR=$out/root && has "refusing" && has "KVER="'
+check "make uninstall KVER=<6.1>: from its tree, no refusal" \
+	'mk uninstall UNAME_R=$none KVER=$k61 DESTDIR=$out/root && has "$out/root/lib/modules/$k61/updates/uidgen.ko" && ! has "refusing"'
+# make clean for real, in a copy of the tree (the files git tracks or
+# would), with no kernel headers at all (KVER_TEST empty: no test kernel's
+# either): the userspace is cleaned, the module's products by name.
+mkdir -p "$out/tree"
+git ls-files -co --exclude-standard -z | xargs -0 cp -a --parents -t "$out/tree"
+check "no kernel headers at all: make clean exits 0, says the module's part was cleaned without kbuild, removes what make built" \
+	'make -s -C "$out/tree/userlib" > /dev/null 2>&1 && [ -x "$out/tree/userlib/uidgen" ] &&
+	 touch "$out/tree/module/gen.o" "$out/tree/module/uidgen.ko" "$out/tree/module/.gen.o.cmd" "$out/tree/module/uidgen.mod.c" &&
+	 make -C "$out/tree" --no-print-directory clean UNAME_R=$none KVER_TEST= > "$out/make.log" 2>&1 &&
+	 has "no kernel headers" && [ ! -e "$out/tree/userlib/uidgen" ] &&
+	 [ -z "$(cd "$out/tree" && ls module/*.o module/*.ko module/.*.cmd module/*.mod.c 2>/dev/null)" ]'
 check "make -s version prints only the version (no warning on stderr)" \
 	'[ "$(make -s --no-print-directory version UNAME_R=$none 2>&1)" = "$(make -s --no-print-directory version 2>/dev/null)" ]'
 tap_end

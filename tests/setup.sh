@@ -8,7 +8,7 @@ linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64 linux-headers-6.12-
 qemu-system-x86 busybox-static
 linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-nox sparse
 clang pkg-config man-db dkms python3-sphinx debhelper dh-dkms dpkg-dev lintian
-build-essential git systemd spin
+build-essential git systemd spin python3-ply python3-git
 libcurl4-openssl-dev libjson-c-dev etcd-server etcd-client openssl iproute2
 postgresql-15 postgresql-server-dev-15 golang-go python3-pip python3-setuptools python3-wheel
 ${UIDGEN_EXTRA_PKGS:-}"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The systemd units, read on the host (no systemd as PID 1 needed): the
-# units that need /dev/uid load the module themselves (modprobe@uidgen,
+# The systemd units, every one of systemd/, read on the host (no systemd
+# as PID 1 needed): the units (all need /dev/uid) load the module
+# themselves or start after one that does (modprobe@uidgen,
 # with /etc/modprobe.d's options) and never skip silently on a missing
 # module (a ConditionPathExists= that is false is a skip, not a failure,
 # and then nothing mints after a reboot); systemd-analyze verify finds no
@@ -15,12 +16,28 @@ cd "$repo"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "TAP version 13"
-for u in uidgen-state uidgen-lease; do
+# Every unit of systemd/ runs uidgen against /dev/uid.
+units=$(cd systemd && ls *.service | sed 's/\.service$//' | paste -sd' ')
+check "the units read are every unit of systemd/ (uidgen-state, uidgen-persist, uidgen-lease among them)" \
+	'echo $units; for u in uidgen-state uidgen-persist uidgen-lease; do echo " $units " | grep -q " $u "; done'
+# loads_module UNIT: Wants= and After= modprobe@uidgen.service, or
+# Requires= and After= a unit of systemd/ that does.
+loads_module() {
+	local f=systemd/$1.service d
+	grep -q '^Wants=.*modprobe@uidgen\.service' "$f" && grep -q '^After=.*modprobe@uidgen\.service' "$f" && return 0
+	for d in $(sed -n 's/^Requires=//p' "$f"); do
+		d=${d%.service}
+		[ -f "systemd/$d.service" ] && [ "$d" != "$1" ] &&
+			grep -q "^After=.*\b$d\.service" "$f" && loads_module "$d" && return 0
+	done
+	return 1
+}
+for u in $units; do
 	f=systemd/$u.service
 	check "$u: no silent skip on a missing module (any Condition*= on it)" \
 		"! grep -n '^Condition[A-Za-z]*=.*\\(/sys/module/uidgen\\|/dev/uid\\)' $f"
-	check "$u: loads the module first (Wants= and After= modprobe@uidgen.service)" \
-		"grep -q '^Wants=.*modprobe@uidgen\\.service' $f && grep -q '^After=.*modprobe@uidgen\\.service' $f"
+	check "$u: the module is loaded first (Wants= and After= modprobe@uidgen.service, or Requires= and After= a unit that does)" \
+		"loads_module $u"
 done
 # uidgen-lease exits 3 when etcd went back in time; the unit must not
 # start it again against that store by itself.

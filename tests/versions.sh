@@ -3,9 +3,11 @@
 # Versions and counts the documentation states, against their one source:
 # version.mk (the module's UIDGEN_VERSION_STR) for the manual pages'
 # .TH source line ("uidgen V"; section 3's "libuidgen V"), uidgen.pc, the
-# Python package, debian/changelog and the README's /usr/src/uidgen-VERSION; debian/control for how many packages
-# `make deb` builds, wherever a README, guide, Makefile or test says it in
-# words. On the host, nothing built but userlib/uidgen.pc.
+# Python package and debian/changelog; every other version the docs, man
+# pages, examples and packaging files state (any X.Y.Z, but the other
+# software's named in the list below); debian/control for how many
+# packages `make deb` builds, wherever a README, guide, Makefile or test
+# says it, in words or digits. On the host, nothing built but userlib/uidgen.pc.
 #   tests/versions.sh
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -uo pipefail
@@ -33,12 +35,59 @@ check "bindings/python/pyproject.toml: version = \"$v\"" \
 	'grep "^version" bindings/python/pyproject.toml && grep -qx "version = \"$v\"" bindings/python/pyproject.toml'
 check "debian/changelog: the newest entry is $v" \
 	'head -n1 debian/changelog && head -n1 debian/changelog | grep -q "^uidgen ($v)"'
-check "README.md and Documentation/: every uidgen-X.Y.Z is uidgen-$v" \
-	'! grep -noE "uidgen-[0-9]+\.[0-9]+\.[0-9]+" README.md Documentation/*.rst | grep -v "uidgen-$v\$"'
+# Every version the text states: each X.Y.Z (digits in the word before it,
+# as in libuidgen1_X.Y.Z_amd64.deb, and any blanks or line break between
+# words) in the docs, manual pages, examples, units and packaging files is
+# version.mk's, but for the other software's versions named here (etcd's,
+# a Debian kernel release, Go's placeholder for a replaced module) and a
+# release named as history ("1.3.0's"); an image tag uidgen-tools:X.Y is
+# its major.minor.
+docs=(README.md Documentation/*.rst userlib/man/*.1 man/*.[34] lease/*.[18] bindings/*/README.md
+	etc/* systemd/* dkms.conf.in debian/control debian/*.install Makefile)
+others='etcd[[:space:]]+3\.4\.23|6\.1\.0-[0-9]+-amd64|@v0\.0\.0|127\.0\.0\.1|Standards-Version: [0-9.]+|(in|release) [0-9]+\.[0-9]+\.[0-9]+[;,:]|[0-9]'"'"'s$'
+# versions FILE...: every stated X.Y.Z not version.mk's and not another's,
+# as FILE: TEXT (the text joined across lines); exit status 0 (a check
+# tests that it printed nothing: with pipefail, "! versions | grep ."
+# would pass on a grep of its own that found nothing).
+versions() {
+	local f
+	for f in "$@"; do
+		tr '\n' ' ' < "$f" | grep -oE ".{0,24}[^0-9.][v]?[0-9]+\.[0-9]+\.[0-9]+[^ ]{0,12}" |
+			grep -vE -- "$others" | grep -vE "(^|[^0-9.])v?${v//./\\.}([^0-9.]|\.?\$|\.[^0-9])" |
+			sed "s|^|$f: |"
+	done
+	for f in "$@"; do
+		tr '\n' ' ' < "$f" | grep -oE "uidgen-tools:[0-9]+\.[0-9]+[0-9.]*" |
+			grep -vx "uidgen-tools:${v%.*}" | sed "s|^|$f: |"
+	done
+	true
+}
+# The scanners, against what they must find (a check that cannot fail is
+# no check).
+printf '%s\n' 'apt install ./libuidgen1_1.3.0_amd64.deb' '.TH X 1 "uidgen  1.2.0"' \
+	'uidgen-tools:1.3 and /usr/src/uidgen-0.9.1' 'make deb builds four  Debian' 'packages; or 4 packages' \
+	> "$out/planted"
+check "the version scanner finds each planted version (1.3.0 after a digit, 1.2.0 after two blanks, 0.9.1, tag 1.3)" \
+	'versions "$out/planted" | tee "$out/found"; [ "$(wc -l < "$out/found")" = 4 ] &&
+	 grep -q "1\.3\.0_amd64" "$out/found" && grep -q "1\.2\.0" "$out/found" &&
+	 grep -q "0\.9\.1" "$out/found" && grep -q "tools:1\.3" "$out/found"'
+check "the docs, man pages, examples, units and packaging state no version but $v (and the named others)" \
+	'found=$(versions "${docs[@]}"); echo "$found"; [ -z "$found" ]'
 words=(zero one two three four five six seven eight nine ten)
 alt=$(IFS='|'; echo "${words[*]}")
 np=$(grep -c '^Package:' debian/control)
+# counts FILE...: every "N packages" (a word or digits, any blanks or a
+# line break between) that is not $np.
+counts() {
+	local f
+	for f in "$@"; do
+		tr '\n' ' ' < "$f" | grep -oiE "\b($alt|[0-9]+)[[:space:]]+(debian[[:space:]]+)?packages" |
+			grep -viE "^(${words[$np]}|$np)[[:space:]]" | sed "s|^|$f: |"
+	done
+	true
+}
+check "the package-count scanner finds both planted counts (four across a line break, 4)" \
+	'counts "$out/planted" | tee "$out/found"; [ "$(wc -l < "$out/found")" = 2 ]'
 check "debian/control has $np packages; the docs say ${words[$np]}" \
-	'! grep -rniE "\b($alt) (debian )?packages" README.md Documentation/*.rst Makefile tests/*.sh |
-		grep -viE "\b${words[$np]} (debian )?packages"'
+	'found=$(counts README.md Documentation/*.rst Makefile $(ls tests/*.sh | grep -v tests/versions.sh)); echo "$found"; [ -z "$found" ]'
 tap_end

@@ -498,6 +498,14 @@ int uidgen_revoke(struct uidgen *g, const struct uidgen_revoke *req)
 	return 0;
 }
 
+int uidgen_fence_gen(struct uidgen *g, uint32_t *fence)
+{
+	if (!g->page)
+		return -EOPNOTSUPP;
+	*fence = uidgen_fence(g);
+	return 0;
+}
+
 /*
  * The layout a module loaded with no layout parameters uses (its
  * parameters' defaults, which the admin guide lists).

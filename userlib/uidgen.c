@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uidgen: print fresh IDs from /dev/uid, decode IDs, show the layout and
- * the node's state, assign the node ID with its floor, and keep the floor
- * of the node ID persisted ahead of what the kernel may issue (state
- * save/restore/keep).
+ * uidgen: the command line: print fresh IDs from /dev/uid, decode IDs,
+ * show the layout and the node's state, assign and revoke the node ID with
+ * its floor; every command's options, help and messages, and the node
+ * calls. The state file and the persister (state save/restore/keep) are
+ * persist.c's; cli.h is what the two share.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,24 +17,21 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "uidgen.h"
+#include "cli.h"
 
-/* The CLI's times are Unix ms (state files, output); the uapi's ns. */
-#define NS_PER_MS	1000000ULL
+
+const char *prog = "uidgen";
 
 /* A uapi time in ms, rounded up: a floor or grant mark never falls short. */
-static unsigned long long ns_ms(uint64_t ns)
+unsigned long long ns_ms(uint64_t ns)
 {
 	return ns / NS_PER_MS + !!(ns % NS_PER_MS);
 }
 
-static const char *prog = "uidgen";
-
-/* The most --ahead-ms and --every-ms take: a day. */
-#define AHEAD_MS_MAX	86400000ULL
 
 /* state keep/restore: how far ahead the grant goes, how often. */
 struct keep_opts {
@@ -44,7 +42,6 @@ struct keep_opts {
 /* The device the command works on: -d, or UIDGEN_DEVICE. */
 static const char *device = UIDGEN_DEVICE;
 
-static int node_info(struct uidgen *g, struct uidgen_info *info);
 
 /* Does @dev answer uidgen_info()? */
 static int is_uidgen_dev(const char *dev)
@@ -61,18 +58,18 @@ static int is_uidgen_dev(const char *dev)
 }
 
 /* No uidgen module: how to load it, the first time and every other. */
-static void say_not_loaded(void)
+void say_not_loaded(void)
 {
 	fprintf(stderr, "%s: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then '%s state restore FILE' with its state file (what uidgen-state.service does at boot)\n",
 		prog, prog);
 }
 
-static int module_loaded(void)
+int module_loaded(void)
 {
 	return !access("/sys/module/uidgen", F_OK);
 }
 
-static int fail(int err, const char *what)
+int fail(int err, const char *what)
 {
 	/* /dev/null or any other file that is not the device. */
 	if (err == -ENOTTY && !is_uidgen_dev(device)) {
@@ -117,7 +114,7 @@ static int fail_open(int err, const char *dev)
  * A decimal number, nothing else: digits only (no sign, no blank, no 0x; a
  * leading 0 is not octal), at most @max. 0, -EINVAL or -ERANGE.
  */
-static int parse_dec(const char *s, unsigned long long max,
+int parse_dec(const char *s, unsigned long long max,
 		     unsigned long long *v)
 {
 	unsigned long long n = 0;
@@ -410,12 +407,9 @@ static int cmd_info(const char *dev)
 	return 0;
 }
 
-#define SYSFS_PARAM	"/sys/module/uidgen/parameters/"
-#define SYSFS_DEV	"/sys/class/uidgen/uid/"
-#define DEBUGFS_SLOTS	"/sys/kernel/debug/uidgen/slots"
 
 /* Read one unsigned number from a sysfs file; 0 or -errno. */
-static int read_u64(const char *path, unsigned long long *v)
+int read_u64(const char *path, unsigned long long *v)
 {
 	FILE *f = fopen(path, "re");
 	int ret = 0;
@@ -429,7 +423,7 @@ static int read_u64(const char *path, unsigned long long *v)
 }
 
 /* Open the device for the node calls; NULL after saying why on stderr. */
-static struct uidgen *node_dev_open(const char *dev)
+struct uidgen *node_dev_open(const char *dev)
 {
 	struct uidgen *g;
 	int ret = uidgen_open(&g, dev);
@@ -442,7 +436,7 @@ static struct uidgen *node_dev_open(const char *dev)
 }
 
 /* The node's state and the layout; 0 or -errno. */
-static int node_info(struct uidgen *g, struct uidgen_info *info)
+int node_info(struct uidgen *g, struct uidgen_info *info)
 {
 	int ret;
 
@@ -453,7 +447,7 @@ static int node_info(struct uidgen *g, struct uidgen_info *info)
 }
 
 /* Assign @node, new or with @floor_ms, and @grant_ms (0: none); 0 or -errno. */
-static int node_assign(struct uidgen *g, uint32_t node, int is_new,
+int node_assign(struct uidgen *g, uint32_t node, int is_new,
 		       unsigned long long floor_ms, unsigned long long grant_ms)
 {
 	struct uidgen_assign a = {
@@ -468,7 +462,7 @@ static int node_assign(struct uidgen *g, uint32_t node, int is_new,
 }
 
 /* Raise the grant of @node, the node ID in force; 0 or -errno. */
-static int node_renew(struct uidgen *g, uint32_t node,
+int node_renew(struct uidgen *g, uint32_t node,
 		      unsigned long long grant_ms)
 {
 	struct uidgen_renew r = {
@@ -481,7 +475,7 @@ static int node_renew(struct uidgen *g, uint32_t node,
 }
 
 /* Revoke whatever node ID is in force; 0 or -errno. */
-static int node_revoke(struct uidgen *g)
+int node_revoke(struct uidgen *g)
 {
 	struct uidgen_revoke r = {
 		.size = sizeof(r),
@@ -492,7 +486,7 @@ static int node_revoke(struct uidgen *g)
 }
 
 /* Say what a failed assign, renew or revoke means here, the errno first. */
-static int fail_node(int err, const char *what, uint32_t node)
+int fail_node(int err, const char *what, uint32_t node)
 {
 	fail(err, what);
 	switch (-err) {
@@ -517,7 +511,7 @@ static int fail_node(int err, const char *what, uint32_t node)
 }
 
 /* Unix time in ms from the wall clock. */
-static unsigned long long wall_ms(void)
+unsigned long long wall_ms(void)
 {
 	struct timespec ts;
 
@@ -525,181 +519,9 @@ static unsigned long long wall_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-static unsigned long long max_ull(unsigned long long a, unsigned long long b)
+unsigned long long max_ull(unsigned long long a, unsigned long long b)
 {
 	return a > b ? a : b;
-}
-
-/*
- * The state file: what the next load of this node ID must start above.
- *   node_id=N     the node ID the floor belongs to
- *   floor_ms=MS   Unix ms at or above the end of every tick issued under it
- * Blank lines and # comments are allowed; anything else is an error.
- */
-struct state {
-	unsigned long long node;	/* UIDGEN_NODE_NONE: no node_id= line */
-	unsigned long long floor_ms;
-};
-
-/* A state file is two short lines; anything this big is not one. */
-#define STATE_MAX	4096
-
-/*
- * 0, or 1 after saying what is wrong; -ENOENT (quietly) if there is no file.
- * Strict: the file is read whole (at most STATE_MAX bytes) and any bad
- * line fails it: a second line for the same key (never "the last one
- * wins": an earlier, higher floor would be lost), a NUL byte, a CR.
- */
-static int state_read(const char *file, struct state *st)
-{
-	int lineno = 0, have_floor = 0, have_node = 0, err;
-	char buf[STATE_MAX + 1], *line, *nl, *end;
-	size_t size;
-	FILE *f;
-
-	st->node = UIDGEN_NODE_NONE;
-	st->floor_ms = 0;
-	f = fopen(file, "re");
-	if (!f) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		return fail(-errno, file);
-	}
-	size = fread(buf, 1, sizeof(buf), f);
-	err = errno;
-	if (ferror(f)) {
-		fclose(f);
-		return fail(err ? -err : -EIO, file);
-	}
-	fclose(f);
-	if (size > STATE_MAX) {
-		fprintf(stderr, "%s: %s: longer than %d bytes: not a state file\n",
-			prog, file, STATE_MAX);
-		return 1;
-	}
-	buf[size] = 0;
-	for (line = buf, end = buf + size; line < end; line = nl + 1) {
-		const char *what = NULL;
-		size_t len;
-
-		nl = memchr(line, '\n', end - line);
-		if (!nl)
-			nl = end;	/* the last line, with no newline */
-		*nl = 0;
-		len = nl - line;
-		lineno++;
-		if (strlen(line) != len)
-			what = "a NUL byte in the line";
-		else if (len && line[len - 1] == '\r')
-			what = "a CR at the end (DOS line endings?)";
-		else if (!len || line[0] == '#')
-			continue;
-		else if (!strncmp(line, "floor_ms=", 9)) {
-			if (have_floor++)
-				what = "a second floor_ms= line";
-			else if (parse_dec(line + 9, INT64_MAX, &st->floor_ms))
-				what = "not a decimal number in floor_ms=MS";
-		} else if (!strncmp(line, "node_id=", 8)) {
-			if (have_node++)
-				what = "a second node_id= line";
-			else if (parse_dec(line + 8, UIDGEN_NODE_NONE - 1, &st->node))
-				what = "not a decimal node ID in node_id=N";
-		} else {
-			what = "neither node_id=N nor floor_ms=MS";
-		}
-		if (what) {
-			if (len && line[len - 1] == '\r')
-				line[--len] = 0;
-			fprintf(stderr, "%s: %s:%d: '%.64s%s': %s\n", prog, file,
-				lineno, line, len > 64 ? "..." : "", what);
-			return 1;
-		}
-	}
-	if (!have_floor) {
-		fprintf(stderr, "%s: %s: no floor_ms= line\n", prog, file);
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Write @file as a whole or not at all, and durably: a new file beside it,
- * fsync, rename over the old one, fsync the directory. Only when this
- * returns 0 may the kernel be told to issue up to @floor_ms. 0 or -errno.
- */
-static int state_write(const char *file, uint32_t node,
-		       unsigned long long floor_ms)
-{
-	char tmp[PATH_MAX], dir[PATH_MAX], text[256];
-	int fd, len, ret = 0;
-	char *slash;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	len = snprintf(text, sizeof(text),
-		       "# uidgen state: no ID of this node ID ends after floor_ms\n"
-		       "node_id=%u\nfloor_ms=%llu\n", node, floor_ms);
-	/* A temp file of this call's own: no other writer can truncate it. */
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	errno = 0;
-	if (fchmod(fd, 0644))
-		ret = -errno;
-	else if (write(fd, text, len) != len)
-		ret = errno ? -errno : -EIO;
-	else if (fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, file))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		return ret;
-	}
-	/* The rename is durable only once the directory is. */
-	snprintf(dir, sizeof(dir), "%s", file);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		dir[1] = 0;
-	else if (slash)
-		*slash = 0;
-	else
-		strcpy(dir, ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/*
- * Hold FILE.lock for writing: every command that writes the state file and
- * then changes the kernel's grant does both under it, so two writers (two
- * keeps, keep and a restore or save) can never leave the kernel granted
- * above what the file holds. With @nonblock, -EWOULDBLOCK if held.
- * Returns the fd to close, or -errno.
- */
-static int state_lock(const char *file, const char *suffix, int nonblock)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s%s", file, suffix) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | (nonblock ? LOCK_NB : 0))) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
 }
 
 /* Where a node ID about to be assigned takes its floor from. */
@@ -791,12 +613,12 @@ static void print_ms(const char *label, unsigned long long ms)
 }
 
 /* Print one sysfs value under @label if the file exists. */
-static void print_sysfs_line(const char *label, const char *name)
+static void print_sysfs_line(const char *sys, const char *label, const char *name)
 {
 	char path[256], line[256];
 	FILE *f;
 
-	snprintf(path, sizeof(path), SYSFS_DEV "%s", name);
+	snprintf(path, sizeof(path), "%s%s", sys, name);
 	f = fopen(path, "re");
 	if (!f)
 		return;
@@ -814,82 +636,79 @@ static int cmd_stats(const char *dev)
 	static const char *const states[] = { "none", "pending", "active" };
 	struct uidgen_info info;
 	unsigned long long v;
-	char path[256], line[256];
-	int ret, have_info = 0;
+	char path[256], line[256], sys[64];
 	struct timespec boot;
+	int ret;
 	struct uidgen *g;
+	struct stat st;
 	FILE *f;
 	size_t i;
 
-	if (!module_loaded() && access(SYSFS_DEV, F_OK)) {
+	if (!module_loaded() && access(SYSFS_DEV, F_OK) && !strcmp(dev, UIDGEN_DEVICE)) {
 		say_not_loaded();
 		return 1;
 	}
+	/* -d's device, and its own sysfs directory (by its device number). */
+	ret = uidgen_open(&g, dev);
+	if (ret)
+		return fail_open(ret, dev);
+	ret = node_info(g, &info);
+	uidgen_close(g);
+	if (ret)
+		return fail(ret, dev);
+	snprintf(sys, sizeof(sys), SYSFS_DEV);
+	if (!stat(dev, &st) && S_ISCHR(st.st_mode)) {
+		snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/",
+			 major(st.st_rdev), minor(st.st_rdev));
+		snprintf(path, sizeof(path), "%snow_ms", sys);
+		if (access(path, F_OK))
+			snprintf(sys, sizeof(sys), SYSFS_DEV);
+	}
 	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
-		snprintf(path, sizeof(path), SYSFS_DEV "%s", times[i]);
+		snprintf(path, sizeof(path), "%s%s", sys, times[i]);
 		ret = read_u64(path, &v);
 		if (ret)
 			return fail(ret, path);
 		print_ms(times[i], v);
 	}
-	if (!uidgen_open(&g, dev)) {
-		have_info = !node_info(g, &info);
-		uidgen_close(g);
-	}
-	if (have_info) {
-		printf("%-15s %s\n", "node_state",
-		       info.node_state < 3 ? states[info.node_state] : "?");
-		if (info.node_id != UIDGEN_NODE_NONE)
-			printf("%-15s %u\n", "node_id", info.node_id);
-		else
-			printf("%-15s none\n", "node_id");
-		if (info.floor_unix_ns)
-			print_ms("floor_ms", ns_ms(info.floor_unix_ns));
-		else
-			printf("%-15s 0 (none)\n", "floor_ms");
-		if (info.grant_unix_ns) {
-			print_ms("grant_ms", ns_ms(info.grant_unix_ns));
-			printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) persists a later mark as the next start's floor and raises it\n",
-			       "grant mode");
-			printf("%-15s this node ID on another machine, or a restored VM, without this machine's state file\n",
-			       "not covered");
-		} else {
-			printf("%-15s 0 (none)\n", "grant_ms");
-			printf("%-15s off: no grant limit\n", "grant mode");
-			printf("%-15s after a crash, the IDs issued since the floor was last saved: run uidgen-persist.service ('uidgen state keep')\n",
-			       "not covered");
-		}
-		if (info.deadline_boot_ns) {
-			clock_gettime(CLOCK_BOOTTIME, &boot);
-			printf("%-15s %llu (CLOCK_BOOTTIME ns; in %.3f s)\n", "deadline_ns",
-			       (unsigned long long)info.deadline_boot_ns,
-			       ((double)info.deadline_boot_ns -
-				(boot.tv_sec * 1e9 + boot.tv_nsec)) / 1e9);
-		} else {
-			printf("%-15s 0 (none)\n", "deadline_ns");
-		}
-		printf("%-15s %llu\n", "token", (unsigned long long)info.token);
-		print_sysfs_line("grant_waits", "grant_waits");
-		print_sysfs_line("clock_offset_ms", "clock_offset_ms");
+	printf("%-15s %s\n", "node_state",
+	       info.node_state < 3 ? states[info.node_state] : "?");
+	if (info.node_id != UIDGEN_NODE_NONE)
+		printf("%-15s %u\n", "node_id", info.node_id);
+	else
+		printf("%-15s none\n", "node_id");
+	if (info.floor_unix_ns)
+		print_ms("floor_ms", ns_ms(info.floor_unix_ns));
+	else
+		printf("%-15s 0 (none)\n", "floor_ms");
+	if (info.grant_unix_ns) {
+		print_ms("grant_ms", ns_ms(info.grant_unix_ns));
+		printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) persists a later mark as the next start's floor and raises it\n",
+		       "grant mode");
+		printf("%-15s this node ID on another machine, or a restored VM, without this machine's state file\n",
+		       "not covered");
 	} else {
-		/* The device did not answer: the floor and node ID from sysfs. */
-		ret = read_u64(SYSFS_PARAM "floor_ms", &v);
-		if (ret)
-			return fail(ret, SYSFS_PARAM "floor_ms");
-		if (v)
-			print_ms("floor_ms", v);
-		else
-			printf("%-15s 0 (none)\n", "floor_ms");
-		f = fopen(SYSFS_PARAM "node_id", "re");
-		if (f && fgets(line, sizeof(line), f))
-			printf("%-15s %s", "node_id", line);
-		if (f)
-			fclose(f);
+		printf("%-15s 0 (none)\n", "grant_ms");
+		printf("%-15s off: no grant limit\n", "grant mode");
+		printf("%-15s after a crash, the IDs issued since the floor was last saved: run uidgen-persist.service ('uidgen state keep')\n",
+		       "not covered");
 	}
+	if (info.deadline_boot_ns) {
+		clock_gettime(CLOCK_BOOTTIME, &boot);
+		printf("%-15s %llu (CLOCK_BOOTTIME ns; in %.3f s)\n", "deadline_ns",
+		       (unsigned long long)info.deadline_boot_ns,
+		       ((double)info.deadline_boot_ns -
+			(boot.tv_sec * 1e9 + boot.tv_nsec)) / 1e9);
+	} else {
+		printf("%-15s 0 (none)\n", "deadline_ns");
+	}
+	printf("%-15s %llu\n", "token", (unsigned long long)info.token);
+	print_sysfs_line(sys, "grant_waits", "grant_waits");
+	print_sysfs_line(sys, "clock_offset_ms", "clock_offset_ms");
 	if (!read_u64(SYSFS_PARAM "max_borrow_ticks", &v))
 		printf("%-15s %llu\n", "max_borrow_ticks", v);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		snprintf(path, sizeof(path), SYSFS_DEV "%s", counters[i]);
+		snprintf(path, sizeof(path), "%s%s", sys, counters[i]);
 		ret = read_u64(path, &v);
 		if (ret)
 			return fail(ret, path);
@@ -912,370 +731,6 @@ static int cmd_stats(const char *dev)
 	}
 	fclose(f);
 	return 0;
-}
-
-/*
- * The mark to persist and grant: @ahead_ms past the later of the wall
- * clock and the ID clock (ahead of the wall clock after a floor from a
- * clock that was ahead), never below what is already granted or floored.
- */
-static unsigned long long grant_mark(const struct uidgen_info *info,
-				     unsigned long long ahead_ms)
-{
-	unsigned long long now = wall_ms(), id_now = 0, high = 0;
-
-	read_u64(SYSFS_DEV "now_ms", &id_now);
-	read_u64(SYSFS_DEV "high_water_ms", &high);
-	now = max_ull(max_ull(now, id_now),
-		      max_ull(high, ns_ms(info->high_water_unix_ns)));
-	now = max_ull(now, ns_ms(info->floor_unix_ns)) + ahead_ms;
-	return max_ull(now, ns_ms(info->grant_unix_ns));
-}
-
-/* The file must be this node ID's (or new): never clobber another's floor. */
-static int state_owner_ok(const char *file, uint32_t node)
-{
-	struct state st;
-	int ret = state_read(file, &st);
-
-	if (ret == -ENOENT)
-		return 1;
-	if (ret)
-		return 0;
-	if (st.node != UIDGEN_NODE_NONE && st.node != node) {
-		fprintf(stderr, "%s: %s holds the floor of node ID %llu, and node ID %u is active: move the file away (it is node ID %llu's history) or revoke this one\n",
-			prog, file, st.node, node, st.node);
-		return 0;
-	}
-	return 1;
-}
-
-/*
- * state save: a clean stop. Fence first (revoke: when it returns no ID of
- * the node leaves the kernel), then the exact high water is the floor, so a
- * clean reload starts where this one stopped, not --ahead-ms later.
- */
-static int cmd_state_save(const char *dev, const char *file)
-{
-	struct uidgen_info info;
-	unsigned long long floor;
-	uint32_t node;
-	struct uidgen *g;
-	int ret;
-
-	g = node_dev_open(dev);
-	if (!g)
-		return 1;
-	ret = node_info(g, &info);
-	if (ret) {
-		uidgen_close(g);
-		return fail(ret, "reading the node state");
-	}
-	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
-		uidgen_close(g);
-		printf("no node ID active: %s left as it is\n", file);
-		return 0;
-	}
-	node = info.node_id;
-	if (!state_owner_ok(file, node)) {
-		uidgen_close(g);
-		return 1;
-	}
-	ret = node_revoke(g);
-	if (!ret) {
-		floor = ns_ms(info.floor_unix_ns);
-		ret = node_info(g, &info);
-	}
-	uidgen_close(g);
-	if (ret)
-		return fail_node(ret, "revoking the node ID", node);
-	floor = max_ull(floor, ns_ms(info.high_water_unix_ns));
-	if (!floor) {
-		/* Nothing issued, no floor: the file's last mark still holds. */
-		printf("node ID %u revoked; it issued nothing: %s left as it is\n",
-		       node, file);
-		return 0;
-	}
-	ret = state_write(file, node, floor);
-	if (ret)
-		return fail(ret, file);
-	printf("node ID %u revoked; saved node_id=%u floor_ms=%llu to %s\n",
-	       node, node, floor, file);
-	return 0;
-}
-
-/*
- * state restore: the node ID and its floor in one uidgen_assign(). The node
- * may be pending (modprobe.d node_id=N); this completes it. With
- * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
- * below are never taken from the CLI) a grant mark is persisted first and
- * given in the same call, so nothing is issued that the file does not
- * cover even before 'state keep' takes over.
- */
-/*
- * state restore with no state file yet: fine only for a node ID already
- * active as new (set-node --new, node_new=1): start the file and the grant.
- */
-static int restore_first(struct uidgen *g, struct uidgen_info *info,
-			 const char *file, unsigned long long ahead_ms)
-{
-	unsigned long long grant;
-	int ret;
-
-	if (info->node_state != UIDGEN_NODE_STATE_ACTIVE) {
-		uidgen_close(g);
-		fail(-ENOENT, file);
-		fprintf(stderr, "%s: no state yet: if this node ID has never issued an ID, start it once with '%s set-node N --new' (or node_new=1); if it has, bring its state file from where it ran\n",
-			prog, prog);
-		return 1;
-	}
-	if (!ahead_ms) {
-		uidgen_close(g);
-		printf("no %s yet; node ID %u is active\n", file, info->node_id);
-		return 0;
-	}
-	grant = grant_mark(info, ahead_ms);
-	ret = state_write(file, info->node_id, grant);
-	if (!ret)
-		ret = node_renew(g, info->node_id, grant);
-	uidgen_close(g);
-	if (ret)
-		return fail(ret, file);
-	printf("no %s yet; node ID %u is active: started it, grant %llu ms\n",
-	       file, info->node_id, grant);
-	return 0;
-}
-
-static int cmd_state_restore(const char *dev, const char *file,
-			     unsigned long long ahead_ms)
-{
-	struct uidgen_info info;
-	unsigned long long grant = 0;
-	struct state st;
-	uint32_t node;
-	struct uidgen *g;
-	int ret, err;
-
-	ret = state_read(file, &st);
-	if (ret > 0)
-		return ret;
-	g = node_dev_open(dev);
-	if (!g)
-		return 1;
-	err = node_info(g, &info);
-	if (err) {
-		uidgen_close(g);
-		return fail(err, "reading the node state");
-	}
-	if (ret == -ENOENT)
-		return restore_first(g, &info, file, ahead_ms);
-	if (st.node == UIDGEN_NODE_NONE) {
-		/* An old file with a floor only: for the pending node. */
-		if (info.node_state == UIDGEN_NODE_STATE_NONE) {
-			uidgen_close(g);
-			fprintf(stderr, "%s: %s has no node_id= line and no node ID is pending: load the module with node_id=N\n",
-				prog, file);
-			return 1;
-		}
-		st.node = info.node_id;
-	} else if (info.node_state != UIDGEN_NODE_STATE_NONE &&
-		   info.node_id != st.node) {
-		uidgen_close(g);
-		fprintf(stderr, "%s: %s is node ID %llu's state, but node ID %u is %s\n",
-			prog, file, st.node, info.node_id,
-			info.node_state == UIDGEN_NODE_STATE_PENDING ? "pending" : "active");
-		return 1;
-	}
-	node = st.node;
-	/*
-	 * Active already, with the file's floor in force or granted by this
-	 * load (the file holds this load's last grant mark): nothing to
-	 * restore, and raising the floor to the mark would only jump ahead.
-	 */
-	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE &&
-	    (ns_ms(info.floor_unix_ns) >= st.floor_ms ||
-	     ns_ms(info.grant_unix_ns) >= st.floor_ms)) {
-		uidgen_close(g);
-		printf("node ID %u already active, its floor or grant at or above %s's floor_ms=%llu: nothing to restore\n",
-		       node, file, st.floor_ms);
-		return 0;
-	}
-	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && !info.floor_unix_ns)
-		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (node_new=1 left in modprobe.d?): IDs issued before this restore may repeat older ones; remove node_new=1\n",
-			prog, node);
-	if (ahead_ms) {
-		info.floor_unix_ns = max_ull(info.floor_unix_ns,
-					     st.floor_ms * NS_PER_MS);
-		grant = grant_mark(&info, ahead_ms);
-		ret = state_write(file, node, grant);
-		if (ret) {
-			uidgen_close(g);
-			return fail(ret, file);
-		}
-	}
-	ret = node_assign(g, node, 0, st.floor_ms, grant);
-	uidgen_close(g);
-	if (ret)
-		return fail_node(ret, "state restore", node);
-	if (grant)
-		printf("node ID %u active, floor %llu ms, grant %llu ms\n", node,
-		       st.floor_ms, grant);
-	else
-		printf("node ID %u active, floor %llu ms, no grant limit\n", node,
-		       st.floor_ms);
-	return 0;
-}
-
-static volatile sig_atomic_t keep_stop;
-
-static void keep_on_signal(int sig)
-{
-	(void)sig;
-	keep_stop = 1;
-}
-
-/* Sleep @ms, or less if a stop signal comes. */
-static void keep_sleep(unsigned long long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
-
-	while (!keep_stop && nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/*
- * One round of 'state keep': persist the next grant mark, then (only then)
- * raise the kernel's grant to it. Returns 0, or 1 on an error that ends
- * the loop (the file belongs to another node ID).
- */
-static int keep_round(const char *dev, const char *file,
-		      unsigned long long ahead_ms, int *said)
-{
-	struct uidgen_info info;
-	unsigned long long grant;
-	struct uidgen *g;
-	int lock, ret;
-
-	ret = uidgen_open(&g, dev);
-	if (ret) {
-		if (*said != 1)
-			fprintf(stderr, "%s: %s: %s; waiting for it\n", prog, dev,
-				strerror(-ret));
-		*said = 1;
-		return 0;
-	}
-	ret = node_info(g, &info);
-	if (ret) {
-		uidgen_close(g);
-		fail(ret, "reading the node state");
-		return 1;
-	}
-	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
-		uidgen_close(g);
-		if (*said != 2)
-			fprintf(stderr, "%s: no node ID active; waiting for one\n", prog);
-		*said = 2;
-		return 0;
-	}
-	if (!state_owner_ok(file, info.node_id)) {
-		uidgen_close(g);
-		return 1;
-	}
-	lock = state_lock(file, ".lock", 0);
-	if (lock < 0) {
-		uidgen_close(g);
-		fail(lock, "locking the state file");
-		*said = 3;
-		return 0;
-	}
-	/* Under the lock: the grant in force, then the mark above it. */
-	ret = node_info(g, &info);
-	grant = grant_mark(&info, ahead_ms);
-	if (!ret)
-		ret = state_write(file, info.node_id, grant);
-	if (ret) {
-		close(lock);
-		uidgen_close(g);
-		/* No renew: callers wait at the old grant rather than outrun the file. */
-		fprintf(stderr, "%s: persisting to %s: %s; grant left at %llu ms\n",
-			prog, file, strerror(-ret), ns_ms(info.grant_unix_ns));
-		*said = 3;
-		return 0;
-	}
-	ret = node_renew(g, info.node_id, grant);
-	close(lock);
-	uidgen_close(g);
-	if (ret) {
-		fail_node(ret, "raising the grant", info.node_id);
-		*said = 3;
-		return 0;
-	}
-	if (*said != 4)
-		printf("node ID %u: grant mode on, persisted and granted up to %llu ms (%llu ms ahead) in %s\n",
-		       info.node_id, grant, ahead_ms, file);
-	fflush(stdout);
-	*said = 4;
-	return 0;
-}
-
-/*
- * state keep: the persister, for a Type=simple unit. Every @every_ms it
- * writes node_id and a grant mark @ahead_ms ahead to @file (temp file,
- * fsync, rename, fsync of the directory), then raises the kernel's grant
- * to that mark. A crash at any instant leaves a file whose floor is at or
- * above every tick issued. SIGTERM or SIGINT end it cleanly between rounds.
- */
-static int cmd_state_keep(const char *dev, const char *file,
-			  unsigned long long ahead_ms, unsigned long long every_ms)
-{
-	struct sigaction sa = { .sa_handler = keep_on_signal };
-	int said = 0, keeper;
-
-	if (!ahead_ms || every_ms >= ahead_ms) {
-		fprintf(stderr, "%s: state keep needs --every-ms (%llu) below --ahead-ms (%llu), so the grant is raised before it runs out\n",
-			prog, every_ms, ahead_ms);
-		return 2;
-	}
-	/* One keeper per file, for as long as it runs. */
-	keeper = state_lock(file, ".keep", 1);
-	if (keeper < 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, file, keeper == -EWOULDBLOCK ?
-			"another 'state keep' is already keeping it" : strerror(-keeper));
-		return 1;
-	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	while (!keep_stop) {
-		if (keep_round(dev, file, ahead_ms, &said))
-			return 1;
-		keep_sleep(every_ms);
-	}
-	printf("stopped; %s holds the last mark ('uidgen state save' records the exact floor)\n",
-	       file);
-	return 0;
-}
-
-static int cmd_state_save_ahead(const char *dev, const char *file,
-				unsigned long long ahead_ms)
-{
-	(void)ahead_ms;
-	return cmd_state_save(dev, file);
-}
-
-/* Run a state command with FILE.lock held (see state_lock()). */
-static int state_locked(const char *dev, const char *file,
-			unsigned long long ahead_ms,
-			int (*cmd)(const char *, const char *, unsigned long long))
-{
-	int lock = state_lock(file, ".lock", 0), ret;
-
-	if (lock < 0)
-		return fail(lock, "locking the state file");
-	ret = cmd(dev, file, ahead_ms);
-	close(lock);
-	return ret;
 }
 
 /*
@@ -1509,6 +964,50 @@ static const struct option *find_long(const char *name, size_t len)
 	return found;
 }
 
+/* The commands that take option @val, as "printing IDs and decode". */
+static void print_owners(int val)
+{
+	int i, n = 0, total = 0;
+
+	for (i = CMD_GENERATE; i <= CMD_SAVE; i++)
+		total += has_opt(commands[i].opts, val);
+	for (i = CMD_GENERATE; i <= CMD_SAVE; i++) {
+		if (!has_opt(commands[i].opts, val))
+			continue;
+		n++;
+		fprintf(stderr, "%s%s", n == 1 ? "" : n == total ? " and " : ", ",
+			commands[i].name ? commands[i].name : "printing IDs");
+	}
+}
+
+/*
+ * --NAME abbreviates more than one option (of opts_all), none of them
+ * @id's: say which they are and whose. 0 if it abbreviates fewer than two.
+ */
+static int ambiguous(enum cmd_id id, const char *text, size_t len, const char *name)
+{
+	const struct option *o;
+	int n = 0, total = 0;
+
+	for (o = opts_all; o->name; o++)
+		total += !strncmp(o->name, text, len);
+	if (total < 2)
+		return 0;
+	fprintf(stderr, "%s: %s takes no %s (short for ", prog,
+		commands[id].name ? commands[id].name : "printing IDs", name);
+	for (o = opts_all; o->name; o++) {
+		if (strncmp(o->name, text, len))
+			continue;
+		n++;
+		fprintf(stderr, "%s--%s, an option of ", n == 1 ? "" :
+			n == total ? ", or " : ", ", o->name);
+		print_owners(o->val);
+	}
+	fprintf(stderr, "): ");
+	see_help(id);
+	return 1;
+}
+
 /* An option @id does not take: say whose it is, or that none has it. */
 static int bad_option(enum cmd_id id, char **argv)
 {
@@ -1532,6 +1031,8 @@ static int bad_option(enum cmd_id id, char **argv)
 		snprintf(name, sizeof(name), "--%.*s", (int)len, text + 2);
 		o = find_long(text + 2, len);
 		val = o ? o->val : 0;
+		if (!o && len && ambiguous(id, text + 2, len, name))
+			return 2;
 	} else {
 		snprintf(name, sizeof(name), "-%c", val);
 	}
@@ -1572,6 +1073,43 @@ static int missing_value(enum cmd_id id, char **argv)
 	}
 	see_help(id);
 	return 2;
+}
+
+/*
+ * Whether option word @arg takes the next word as its value: the command
+ * words are found before the command's own options are known, so this
+ * goes by every command's options (opts_all). "--NAME" without "=" takes
+ * one if an option NAME abbreviates does (--f is --format or --floor: both
+ * do); "-xyz" if the last letter that takes one is its end.
+ */
+static int takes_value(const char *arg)
+{
+	const struct option *o;
+	size_t len;
+
+	if (arg[0] != '-' || !arg[1])
+		return 0;
+	if (arg[1] == '-') {
+		len = strlen(arg + 2);
+		if (!len || strchr(arg, '='))
+			return 0;
+		for (o = opts_all; o->name; o++)
+			if (!strncmp(o->name, arg + 2, len) && o->has_arg == required_argument)
+				return 1;
+		return 0;
+	}
+	for (arg++; *arg; arg++)
+		if (strchr("dnf", *arg))
+			return !arg[1];
+	return 0;
+}
+
+static void find_word(const char *arg, const char **w1, const char **w2)
+{
+	if (!*w1)
+		*w1 = arg;
+	else if (!*w2)
+		*w2 = arg;
 }
 
 /* A command name, one word or "state" and the next; CMD_COUNT if none. */
@@ -1633,6 +1171,12 @@ static int no_args(enum cmd_id id, char **argv, int argc)
 /* A state command's FILE: exactly one. */
 static int one_file(enum cmd_id id, char **argv, int argc)
 {
+	if (argc == 1 && !*argv[0]) {
+		fprintf(stderr, "%s: %s: FILE is empty: name the state file (the units use /var/lib/uidgen/state): ",
+			prog, commands[id].name);
+		see_help(id);
+		return 2;
+	}
 	if (argc == 1)
 		return 0;
 	if (!argc)
@@ -1661,19 +1205,16 @@ int main(int argc, char **argv)
 	 * options are; then the options again, by that command's table.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:d:n:f:hV", opts_all, NULL)) != -1) {
-		if (c != 1)
-			continue;
-		if (!w1)
-			w1 = optarg;
-		else if (!w2)
-			w2 = optarg;
-	}
-	for (; optind < argc; optind++) {	/* after "--" */
-		if (!w1)
-			w1 = argv[optind];
-		else if (!w2)
-			w2 = argv[optind];
+	for (c = 1; c < argc; c++) {
+		if (!strcmp(argv[c], "--")) {
+			for (c++; c < argc && !w2; c++)
+				find_word(argv[c], &w1, &w2);
+			break;
+		}
+		if (takes_value(argv[c]))
+			c++;
+		else if (argv[c][0] != '-' || !argv[c][1])
+			find_word(argv[c], &w1, &w2);
 	}
 	id = w1 ? find_command(w1, w2) : CMD_GENERATE;
 	if (id == CMD_COUNT) {
@@ -1778,15 +1319,15 @@ int main(int argc, char **argv)
 				prog, argv[0]);
 			return 2;
 		}
-		return state_locked(device, argv[0], ko.ahead_ms, cmd_state_restore);
+		return state_restore(device, argv[0], ko.ahead_ms);
 	case CMD_KEEP:
 		if (one_file(id, argv, argc))
 			return 2;
-		return cmd_state_keep(device, argv[0], ko.ahead_ms, ko.every_ms);
+		return state_keep(device, argv[0], ko.ahead_ms, ko.every_ms);
 	case CMD_SAVE:
 		if (one_file(id, argv, argc))
 			return 2;
-		return state_locked(device, argv[0], 0, cmd_state_save_ahead);
+		return state_save(device, argv[0]);
 	case CMD_HELP:
 		return cmd_help(argv, argc);
 	default:

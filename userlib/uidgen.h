@@ -71,6 +71,14 @@ int uidgen_info(struct uidgen *g, struct uidgen_info *info);
 int uidgen_assign(struct uidgen *g, const struct uidgen_assign *req);
 int uidgen_renew(struct uidgen *g, const struct uidgen_renew *req);
 int uidgen_revoke(struct uidgen *g, const struct uidgen_revoke *req);
+/*
+ * The device's fence generation (struct uidgen_page.fence): it changes at
+ * every revoke, lease deadline and VM fork, with or without a node ID in
+ * force. A node's agent reads it before a claim and again once the claim
+ * is installed: a change means this may be a clone of the VM that made
+ * the claim. 0, or -EOPNOTSUPP if the handle has no fence page.
+ */
+int uidgen_fence_gen(struct uidgen *g, uint32_t *fence);
 
 /* The layout a module loaded with no layout parameters uses. */
 void uidgen_default_info(struct uidgen_info *info);

@@ -279,6 +279,31 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "no deadline, no end", RULES_EXPIRE,
 	  RS_ON(3, 7, 7, 5000, 9000, R_NODL), RQ_NONE, R_NOW, 0, 0,
 	  RS_ON(3, 7, 7, 5000, 9000, R_NODL) },
+
+	/*
+	 * The lease agent's own requests (a token, a lease, a floor or NEW):
+	 * the rows model/fleet.pml's kernel is checked against too.
+	 */
+	{ "agent: a claim whose token equals the highest seen (etcd rewound)",
+	  RULES_ASSIGN, RS_OFF(7, 5000), RQ(R_FLOOR, 3, 6000, 9000, R_LATER, 7),
+	  R_NOW, -ESTALE, 0, RS_OFF(7, 5000) },
+	{ "agent: the claim in force assigned again, with its token",
+	  RULES_ASSIGN, RS_HELD, RQ(R_FLOOR, 3, 6000, 9500, R_LATEST, 7), R_NOW,
+	  0, UIDGEN_RULES_FLOOR | UIDGEN_RULES_RAISE_GRANT | UIDGEN_RULES_DEADLINE,
+	  RS_ON(3, 7, 7, 6000, 9500, R_LATEST) },
+	{ "agent: a claim with a lower token once the lease ended",
+	  RULES_ASSIGN, RS_ENDED, RQ(R_NEW, 4, 0, 9000, R_LATER, 6), R_NOW,
+	  -ESTALE, UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
+	{ "agent: a renew with a lower grant leaves the grant, moves the deadline",
+	  RULES_RENEW, RS_HELD, RQ(0, 3, 0, 8000, R_LATEST, 7), R_NOW, 0,
+	  UIDGEN_RULES_DEADLINE, RS_ON(3, 7, 7, 5000, 9000, R_LATEST) },
+	{ "agent: the opening renew raises the grant, leaves the deadline",
+	  RULES_RENEW, RS_ON(3, 7, 7, 5000, 5000, R_LATER), RQ(0, 3, 0, 9000, 0, 7),
+	  R_NOW, 0, UIDGEN_RULES_RAISE_GRANT, RS_HELD },
+	{ "agent: a new claim after a revoke, a higher token",
+	  RULES_ASSIGN, RS_OFF(7, 5000), RQ(R_FLOOR, 4, 6000, 9000, R_LATER, 8),
+	  R_NOW, 0, UIDGEN_RULES_FLOOR | R_PUBLISH,
+	  RS_ON(4, 8, 8, 6000, 9000, R_LATER) },
 };
 
 /* Run case @c: the state it leaves in @s, the actions in @act. */

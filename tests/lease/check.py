@@ -97,10 +97,13 @@ if a.sim:
             # One log a device: two agents may share a machine ID.
             who = "%s@%s" % (kv["who"], path)
             node, tok, dl = int(kv["node"]), int(kv["token"]), int(kv["deadline"])
-            if ev == "install":
-                cur[who] = [t, dl, node, tok]
-            elif ev == "renew" and who in cur:
+            # In force from the first change that lets it issue: the
+            # agent installs a claim closed (open=0) until it has seen
+            # that its device was not forked since the claim.
+            if ev in ("install", "renew") and who in cur:
                 cur[who][1] = dl
+            elif ev in ("install", "renew") and kv.get("open", "1") == "1":
+                cur[who] = [t, dl, node, tok]
             elif ev in ("revoke", "expire", "fork") and who in cur:
                 s, d, n, k = cur.pop(who)
                 iv[n].append((s, min(t, d), who, k))

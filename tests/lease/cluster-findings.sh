@@ -139,12 +139,16 @@ if want restore; then
 		> "$out/proxy-restore.log" 2>&1 &
 	ppid_=$!
 	sleep 0.5
-	# timeout_ms=3000: the snapshot is saved before R's claim is sent
-	# again. ttl=20: R's kernel deadline (19 s) outlasts its pause through
-	# the restore and W's claim (10.4 s on a loaded host with TTL 10: its
-	# deadline passed first, and nothing was left to notice).
+	# timeout_ms=10000: the snapshot is saved before R's claim times
+	# out and is sent again (3000 was too short at load 10: the retry
+	# went through before the snapshot, which then held R's claim, and W
+	# found no free ID); grant_window_ms=18000 is a renewal round (TTL/3 +
+	# timeout_ms) or more, as the agent asks. ttl=20: R's kernel deadline
+	# (19 s) outlasts its pause through the restore and W's claim (10.4 s
+	# on a loaded host with TTL 10: its deadline passed first, and nothing
+	# was left to notice).
 	rttl=20
-	cmd "$R" "startvia 23796 timeout_ms=3000 ttl=$rttl"
+	cmd "$R" "startvia 23796 timeout_ms=10000 grant_window_ms=18000 ttl=$rttl"
 	check "restore: $R's claim held at the proxy, after its lease grant" \
 		'for i in $(seq 100); do grep -q "^hold" "$out/proxy-restore.log" && break; sleep 0.1; done; grep -q "^hold" "$out/proxy-restore.log"'
 	# G must not write from the snapshot until W's claim (W's token

@@ -280,16 +280,44 @@ stop X
 # 6. A lost answer: etcd applied the claim, the agent never heard. It
 # must not claim a second ID on the same lease.
 leakb=$(printf %s /uidgen/leak/node/ | base64)
-tests/lease/faultproxy.py 23799 http://127.0.0.1:${etcd_client_port}1 "drop:/v3/kv/txn:$leakb:1" > "$out/proxy-leak.log" 2>&1 &
+tests/lease/faultproxy.py ${etcd_client_port}9 http://127.0.0.1:${etcd_client_port}1 "drop:/v3/kv/txn:$leakb:1" > "$out/proxy-leak.log" 2>&1 &
 proxy=$!
 sleep 0.5
-start G leak 2 -o endpoints=http://127.0.0.1:23799
+start G leak 2 -o endpoints=http://127.0.0.1:${etcd_client_port}9
 check "a claim whose answer was lost: one node ID in etcd, never two on one lease" \
 	'waitlog G "in force" && sleep 1 && cat "$out/proxy-leak.log" && grep -q "^drop" "$out/proxy-leak.log" &&
 	 ectl get --prefix /uidgen/leak/node/ --keys-only | grep node/ &&
 	 [ "$(ectl get --prefix /uidgen/leak/node/ --keys-only | grep -c node/)" = 1 ]'
 stop G
 kill "$proxy"
+# uidgen-cluster lists holders by node ID as a number (etcd's key order
+# put node/11 and node/21 before node/4), the free ones likewise (--all).
+for n in 11 4 21; do
+	ectl put /uidgen/order/node/$n "{\"machine\":\"m$n\",\"host\":\"h$n\"}" > /dev/null
+	ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null
+done
+for n in 30 5; do ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null; done
+check "uidgen-cluster: holders in node order (4, 11, 21), then the free IDs (5, 30)" \
+	'lease/uidgen-cluster -c /dev/null -o endpoints="$etcd_eps" -o cluster=order --all > "$out/order.txt" &&
+	 [ "$(tail -n +2 "$out/order.txt" | awk "{ print \$1 }" | paste -sd,)" = "4,11,21,5,30" ] || { cat "$out/order.txt"; false; }'
+ectl del --prefix /uidgen/order/ > /dev/null
+# 7. A pause between a keepalive and the renew that follows it (SIGSTOP,
+# a starved CPU): etcd renewed the lease, but by the time the device takes
+# the renew, the deadline that keepalive allows has passed. The stand-in
+# pauses its third renew (the second hold round's) for 5.5 s (TTL 9,
+# margin 4 s: a deadline 4.99 s after the keepalive was sent).
+export UIDGEN_LEASE_SIM_PAUSE=5500@3
+start P7 pause 1 -o ttl=9 -o margin_ms=4000
+unset UIDGEN_LEASE_SIM_PAUSE
+waitlog P7 "renew 3 paused" 10 > /dev/null
+check "a pause between keepalive and renew: the renew finds its deadline passed, and says how long after the keepalive" \
+	'waitlog P7 "renew in the device: .*the new deadline had passed [5-9]\.[0-9]+ s after the keepalive was sent" 10'
+check "the device never took a deadline already past: no renew at or after its own deadline, none after it expired" \
+	'awk '"'"'$2 == "renew" && ($1 >= substr($7, 10) || gone[$4]) { bad++ } $2 == "expire" { gone[$4] = 1 } END { exit bad > 0 }'"'"' "$out/P7.sim.log" && grep -q " expire " "$out/P7.sim.log"'
+check "it blames the pause, not a VM fork, and claims again" \
+	'for i in $(seq 150); do [ "$(grep -c "in force" "$out/P7.log")" -ge 2 ] && break; sleep 0.1; done
+	 ! grep -q "VM fork" "$out/P7.log" && [ "$(grep -c "in force" "$out/P7.log")" -ge 2 ]'
+stop P7
 # 8. Settings that leave no safety, or block callers with every clock right.
 check "margin_ms 0 with rate_ppm 0: refused (exit 2), saying what to use" \
 	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o margin_ms=0 -o rate_ppm=0 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "margin_ms 0 leaves .* use at least 100" "$out/bad.log"'
@@ -345,13 +373,57 @@ kill -CONT "${apid[K]}"
 check "a clone past its deadline leaves the shared lease to expire: the original's claim stands" \
 	'waitlog K "not releasing lease" 3 && [ -n "$(ectl get /uidgen/clone/node/$k_node --print-value-only)" ]'
 stop K
+# A VM cloned between a claim and its install (model/fleet.pml's
+# new-clone-inflight): the copy's agent has the claim, lease and token in
+# its memory, and its kernel had nothing in force for the fork to revoke.
+# The stand-in forks the agent at its first install (UIDGEN_LEASE_SIM_CLONE).
+# start_clone NAME CLUSTER BITS COPY[@renew]: start NAME with the stand-in
+# forking it (UIDGEN_LEASE_SIM_CLONE); the copy's pid in $clone_pid (and
+# apid, for the cleanup), once NAME is in force.
+start_clone() {
+	UIDGEN_LEASE_SIM_CLONE=$4 start "$1" "$2" "$3"
+	waitlog "$1" "this is the clone" > /dev/null
+	clone_pid=$(sed -n 's/.*this is the clone (pid \([0-9]*\)).*/\1/p' "$out/$1.log" | head -n 1)
+	[ -z "$clone_pid" ] || apid[$1-clone]=$clone_pid
+	waitlog "$1" "in force" > /dev/null
+}
+# stop_clone NAME CLUSTER: stop NAME and its copy, and wait (a TTL at
+# most) for the lease the copy left to expire: the restore case below
+# must not see that write between its snapshot and its claim.
+stop_clone() {
+	local i
+	[ -z "$clone_pid" ] || kill -TERM "$clone_pid" 2>/dev/null
+	stop "$1"
+	for i in $(seq 100); do
+		[ -z "$(ectl get --prefix "/uidgen/$2/node/" --keys-only)" ] && break
+		sleep 0.1
+	done
+}
+start_clone L inflight 1 "$out/L2.sim"
+l_node=$(sed -n 's/.*node \([0-9]*\): claimed.*/\1/p' "$out/L.log" | head -n 1)
+sleep 2
+check "a VM cloned between claim and install: its copy never issues under the claim" \
+	'tests/lease/check.py --sim "$out/L.sim.log" --sim "$out/L2.sim.log" > "$out/inflight.txt"; sed "s/^/# /" "$out/inflight.txt"; grep -q "RESULT sim_overlaps 0" "$out/inflight.txt" && grep -q "RESULT sim_intervals [1-9]" "$out/inflight.txt"'
+check "the copy revokes it in its device and leaves the original's lease and claim in etcd" \
+	'waitlog L "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight/node/$l_node --print-value-only)" ] && [ "$(simlast L "(install|renew)" open)" = 1 ]'
+stop_clone L inflight
+# The same, cloned at the renew that opens the install (after the second
+# fence read): the copy's kernel revoked it, its renew fails, and the
+# copy must leave etcd alone (it freed the original's claim when that
+# failure was fatal, and another machine then claimed it).
+start_clone M inflight2 0 "$out/M2.sim@renew"
+sleep 3
+check "a VM cloned at the opening renew: the copy leaves the lease and claim; the original keeps its node" \
+	'waitlog M "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight2/node/0 --print-value-only)" ] &&
+	 ! grep -q "is gone" "$out/M.log" && [ "$(simlast M "(install|renew)" open)" = 1 ] && ! grep -q " revoke " "$out/M.sim.log"'
+stop_clone M inflight2
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)
-tests/lease/faultproxy.py 23798 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/kv/txn:$restb:$out/go" > "$out/proxy-rest.log" 2>&1 &
+tests/lease/faultproxy.py ${etcd_client_port}8 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/kv/txn:$restb:$out/go" > "$out/proxy-rest.log" 2>&1 &
 proxy=$!
 sleep 0.5
-start RA rest 0 -o endpoints=http://127.0.0.1:23798 -o ttl=10
+start RA rest 0 -o endpoints=http://127.0.0.1:${etcd_client_port}8 -o ttl=10
 for i in $(seq 100); do grep -q "^hold" "$out/proxy-rest.log" && break; sleep 0.1; done
 etcd_snapshot "$out/snap.db"
 touch "$out/go"
@@ -430,6 +502,10 @@ check "T released its claim on SIGTERM" '[ -z "$(ectl --user root:rootpw get --p
 etcd_stop
 
 # Configuration errors.
+check "a config file that does not exist: exit 2, naming the example to start from" \
+	'"$agent" -c "$out/no-such.conf" > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "no-such.conf: No such file or directory: give the file you made; start from lease.conf.example" "$out/bad.log"'
+check "uidgen-cluster says its own name in a config error" \
+	'"$repo/lease/uidgen-cluster" -c /dev/null > "$out/bad.log" 2>&1; [ $? -ne 0 ] && grep -q "^uidgen-cluster: no etcd endpoints" "$out/bad.log"'
 printf 'endpoints = http://127.0.0.1:1\nttl = 1\n' > "$out/bad.conf"
 check "lease.conf: a TTL below 2 s is refused (exit 2)" \
 	'"$agent" -c "$out/bad.conf" > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "ttl = 1: not a number from 2" "$out/bad.log"'

@@ -75,6 +75,35 @@ is "-d after decode" "$($U decode 123 --device "$tmp/none" 2>/dev/null | cut -d'
 is "-V with a command" "$($U info -V)" "$($U --version)"
 like "--version" "$($U --version)" '^uidgen [0-9]+\.[0-9]+'
 
+# An abbreviation means the same before and after the command: --f is
+# --format for decode and printing IDs (--floor's too, for set-node), and
+# its value is never taken for the command word.
+D1=01a22b21-6ca0-7000-8e10-000000000000
+is "--f before decode: its value is no command word" \
+	"$($U --f uuid decode $D1 2>&1 | tail -n 1)" "$($U decode --f uuid $D1 2>&1 | tail -n 1)"
+is "--f before decode: as after it, exit 0" "$($U --f uuid decode $D1 > /dev/null 2>&1; echo $?)" 0
+is "--fo before and after -n: the same" \
+	"$($U --fo hex -d "$tmp/none" -n 1 2>&1; echo $?)" "$($U -n 1 -d "$tmp/none" --fo hex 2>&1; echo $?)"
+fails "--fl before set-node is --floor" 2 \
+	"uidgen: --floor 'x': not a Unix time in ms, in decimal" --fl x set-node 7
+fails "--f for a command with neither --format nor --floor" 2 \
+	"uidgen: info takes no --f (short for --format, an option of printing IDs and decode, or --floor, an option of set-node): see 'uidgen info --help'" \
+	info --f x
+fails "state keep --ahead-ms 0" 2 \
+	"uidgen: state keep needs --ahead-ms above 0: the kernel issues nothing past the grant, and a grant of now would stop it at once; leave it out for the default, 60000" \
+	state keep "$tmp/st" --ahead-ms 0
+fails "state keep --every-ms not below --ahead-ms" 2 \
+	"uidgen: state keep needs --every-ms (500) below --ahead-ms (400), so the grant is raised before it runs out" \
+	state keep "$tmp/st" --ahead-ms 400 --every-ms 500
+
+# A state file in a directory that does not exist (typed by hand before
+# uidgen-state.service made /var/lib/uidgen): which, and what to do.
+for c in restore save keep; do
+	fails "state $c FILE in a missing directory" 1 \
+		"uidgen: $tmp/nodir: no such directory for the state file $tmp/nodir/st: create it (mkdir -p $tmp/nodir; uidgen-state.service's StateDirectory= makes /var/lib/uidgen)" \
+		state $c "$tmp/nodir/st"
+done
+
 # --- help (19.6, 19.8) ---------------------------------------------------------
 is "uidgen help exits 0" "$($U help > /dev/null; echo $?)" 0
 is "uidgen help is uidgen --help" "$($U help)" "$($U --help)"
@@ -132,6 +161,11 @@ fails "state frob" 2 \
 fails "state restore with no FILE" 2 \
 	"uidgen: state restore needs FILE, the state file: see 'uidgen state restore --help'" \
 	state restore
+for c in save restore keep; do
+	fails "state $c with an empty FILE" 2 \
+		"uidgen: state $c: FILE is empty: name the state file (the units use /var/lib/uidgen/state): see 'uidgen state $c --help'" \
+		state $c ''
+done
 fails "state keep with two FILEs" 2 \
 	"uidgen: state keep takes one FILE ('b' is one too many): see 'uidgen state keep --help'" \
 	state keep a b
@@ -171,7 +205,7 @@ fails "decode of a random UUID" 1 \
 	decode 3f2504e0-4f89-41d3-9a0c-0305e82c3301
 
 # --- A file that is not the device (19.8) -----------------------------------
-for c in "" info revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do
+for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do
 	fails "-d /dev/null $c" 1 \
 		"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)" \
 		-d /dev/null $c
@@ -191,6 +225,14 @@ else
 	err=$($U stats 2>&1); rc=$?
 	is "no module: stats exits 1" "$rc" 1
 	is "no module: stats says so and what to do" "$err" "$HINT"
+	fails "no module: stats -d a missing file" 1 "$HINT" stats -d "$tmp/none"
+	# state keep waits for the device (its unit may start first), saying
+	# what to do; SIGTERM after 2 s ends it.
+	err=$(timeout --preserve-status 2 $U state keep "$tmp/st" 2>&1 > /dev/null); rc=$?
+	is "no module: state keep waits until stopped (exit 0 on SIGTERM)" "$rc" 0
+	is "no module: state keep says it waits" "$(printf '%s\n' "$err" | head -n 1)" \
+		"uidgen: /dev/uid: No such file or directory; waiting for it"
+	is "no module: state keep says what to do" "$(printf '%s\n' "$err" | tail -n 1)" "$HINT"
 	if command -v python3 > /dev/null; then
 		err=$(PYTHONPATH=bindings/python python3 -c '
 import uidgen

@@ -232,6 +232,15 @@ like "stats: node active" "$stats" "^node_state +active\$"
 like "stats: grant mode off" "$stats" "^grant mode +off: no grant limit"
 like "stats: the clock offset" "$stats" "^clock_offset_ms +-?[0-9]+\$"
 like "stats: grant_waits" "$stats" "^grant_waits +[0-9]+\$"
+# stats is -d's device's: a node of the same device elsewhere shows the
+# same node ID and counters; a file that is not the device is refused.
+st_tmp=$(mktemp -d)
+mknod "$st_tmp/uid" c "$(stat -c '%t' /dev/uid | xargs -I{} printf '%d' 0x{})" \
+	"$(stat -c '%T' /dev/uid | xargs -I{} printf '%d' 0x{})"
+like "stats -d a node of the device elsewhere: its node ID" "$($U stats -d "$st_tmp/uid")" "^node_id +$node\$"
+is "stats -d /dev/null: refused, exit 1" "$($U stats -d /dev/null > /dev/null 2>&1; echo $?)" 1
+like "stats -d /dev/null: not a uidgen device" "$($U stats -d /dev/null 2>&1)" "/dev/null: not a uidgen device"
+rm -rf "$st_tmp"
 
 # A clean stop: the fence first, then the exact high water.
 $U -n 1000 > /dev/null

@@ -395,6 +395,7 @@ static void test_node_args(void)
 	struct uidgen_renew r = { .size = sizeof(r), .node_id = 1 };
 	struct uidgen_revoke v = { .size = sizeof(v), .node_id = UIDGEN_NODE_NONE };
 	struct uidgen *g;
+	uint32_t fence;
 
 	if (uidgen_open(&g, "/dev/null")) {
 		CHECK(0, "open /dev/null");
@@ -404,6 +405,7 @@ static void test_node_args(void)
 	CHECK(uidgen_assign(g, &a) == -ENOTTY, "assign reaches the ioctl");
 	CHECK(uidgen_renew(g, &r) == -ENOTTY, "renew reaches the ioctl");
 	CHECK(uidgen_revoke(g, &v) == -ENOTTY, "revoke reaches the ioctl");
+	CHECK(uidgen_fence_gen(g, &fence) == -EOPNOTSUPP, "no fence page on /dev/null");
 	a.size = 0;
 	CHECK(uidgen_assign(g, &a) == -ENOTTY, "the kernel judges the size");
 	CHECK(errno == 1234, "errno untouched: %d", errno);
@@ -454,7 +456,7 @@ static void test_node_calls(void)
 	uint64_t id, floor, deadline, token;
 	struct uidgen_info in, now;
 	struct uidgen_parts p;
-	uint32_t node;
+	uint32_t node, f0, f1;
 	struct uidgen *g;
 	pid_t pid;
 	int st;
@@ -553,7 +555,10 @@ static void test_node_calls(void)
 	CHECK(node_revoke(g, node ^ 1, 0) == -ESTALE, "revoke of another node");
 	CHECK(node_revoke(g, UIDGEN_NODE_NONE, in.token + 1) == -ESTALE,
 	      "revoke with another token");
+	CHECK(uidgen_fence_gen(g, &f0) == 0, "the fence generation");
 	CHECK(node_revoke(g, node, 0) == 0, "revoke");
+	CHECK(uidgen_fence_gen(g, &f1) == 0 && f1 == f0 + 1,
+	      "a revoke moves the fence by one: %u, then %u", f0, f1);
 	CHECK(node_state(g, &now) == 0 && now.node_state == UIDGEN_NODE_STATE_NONE &&
 	      now.grant_unix_ns == 0 && now.deadline_boot_ns == 0,
 	      "revoked: no node ID");
@@ -564,6 +569,8 @@ static void test_node_calls(void)
 	CHECK(uidgen_renew(g, &r) == -ETIME, "renew with none in force, deadline past");
 	r.deadline_boot_ns = 0;
 	CHECK(node_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke with none");
+	CHECK(uidgen_fence_gen(g, &f0) == 0 && f0 == f1 + 1,
+	      "a revoke with none in force moves it too: %u, then %u", f1, f0);
 
 	/* Assign with a floor and a token: the token then fences. */
 	floor = now.high_water_unix_ns;

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# The command words of a shell script: the first word of every simple
+# command (after ; & | && || ( ) { } a newline, do, then, else, and inside
+# $( ) and ` ` whether quoted or not), one a line, for
+# tests/docs-blocks.sh's allow-list. Assignments (X=y) and the prefix
+# words env, exec, time, command, nohup, !, if, while, until, elif, do,
+# then, else and the closing words are skipped to the word after them;
+# sudo is printed and so is the word after it. Single-quoted text and
+# comments are no commands; a for or case header is none either.
+# Conservative: what it cannot read as a plain word (a $VARIABLE, a
+# quoted command name) is printed as it is, and fails the allow-list.
+#   awk -f tests/lib/cmd-words.awk SCRIPT
+function push(q) { stack[++sp] = q }
+function pop() { return sp > 0 ? stack[sp--] : "" }
+function endword() {
+	if (!inword)
+		return
+	inword = 0
+	if (!expect)
+		return
+	if (cur ~ /^[A-Za-z_][A-Za-z0-9_]*=/ || cur in skip)
+		return
+	if (cur == "for" || cur == "case" || cur == "select") {
+		expect = 0
+		return
+	}
+	print cur
+	expect = cur == "sudo"
+}
+BEGIN {
+	split("env exec time command nohup ! if while until elif do then else fi done esac { }", w, " ")
+	for (k in w)
+		skip[w[k]] = 1
+	expect = 1
+}
+{
+	line = $0
+	L = length(line)
+	i = 1
+	while (i <= L) {
+		ch = substr(line, i, 1)
+		two = substr(line, i, 2)
+		if (inq == "'") {
+			if (ch == "'")
+				inq = ""
+			i++
+			continue
+		}
+		if (inq == "\"") {
+			if (ch == "\\") { i += 2; continue }
+			if (ch == "\"") { inq = ""; i++; continue }
+			if (two == "$(") { push("\""); inq = ""; expect = 1; i += 2; continue }
+			if (ch == "`") { push("\"`"); inq = ""; expect = 1; i++; continue }
+			i++
+			continue
+		}
+		if (ch == "\\") {
+			if (!inword) { inword = 1; cur = "" }
+			cur = cur substr(line, i, 2)
+			i += 2
+			continue
+		}
+		if ((ch == "'" || ch == "\"") && !inword && expect) {
+			# A quoted command name: printed as it is (not allowed).
+			inword = 1; cur = ch
+		}
+		if (ch == "'" || ch == "\"") {
+			inq = ch
+			if (inword) cur = cur ch
+			i++
+			continue
+		}
+		if (ch == "#" && !inword) break
+		if (substr(line, i, 3) == "$((") {
+			# Arithmetic: no command in it.
+			k = index(substr(line, i + 3), "))")
+			if (!inword) { inword = 1; cur = "" }
+			cur = cur (k ? substr(line, i, k + 4) : substr(line, i))
+			i += k ? k + 4 : L
+			continue
+		}
+		if (two == "$(" && substr(line, i, 3) != "$((") {
+			endword(); push(""); expect = 1; i += 2; continue
+		}
+		if (ch == "`") {
+			endword()
+			if (sp > 0 && (stack[sp] == "`" || stack[sp] == "\"`")) {
+				q = pop(); if (q == "\"`") inq = "\""
+			} else {
+				push("`"); expect = 1
+			}
+			i++
+			continue
+		}
+		if (ch == ")") {
+			endword()
+			q = pop()
+			if (q == "\"") inq = "\""
+			i++
+			continue
+		}
+		if (ch ~ /[;&|(]/) { endword(); expect = 1; i++; continue }
+		if (ch ~ /[ \t]/) { endword(); i++; continue }
+		if (!inword) { inword = 1; cur = "" }
+		cur = cur ch
+		i++
+	}
+	endword()
+	if (line !~ /\\$/ && inq == "")
+		expect = 1
+}

@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The upstream suite: make upstream's patch series against Debian's
+# linux-source-6.12, as a kernel maintainer would take it. It applies with
+# git am to the pristine tree (tools/upstream.sh's cache), passes
+# checkpatch --strict patch by patch, carries none of the out-of-tree
+# compat, and builds: Kconfig takes CONFIG_UIDGEN=m, drivers/misc/uidgen/
+# with W=1 and under sparse, make headers installs the uapi header, the
+# kselftests build with lib.mk and skip (exit 4) without /dev/uid.
+# kselftest TAP with a "# Totals:" line; exit 1 on any failure.
+#
+#   tests/upstream.sh [-o OUTDIR]
+#
+# Cost: the pristine tree (unpack and commit, about 1.5 minutes) and the
+# configured build directory (x86_64 defconfig, modules_prepare, make
+# headers: about 2 minutes) are made once and cached next to the tree,
+# keyed by the tarball and the configuration; a warm run takes about a
+# minute. The tree is left pristine afterwards.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 1
+. tests/lib/host-suite.sh
+host_opts 6.12 "$@" || exit 2
+kver=${kver:-6.12}
+host_out upstream
+series=$out/series
+src=$(tools/upstream.sh -t) || exit 1
+cache=$(dirname "$src")
+# spdxcheck.py, which checkpatch runs, needs Debian's python3-ply and
+# python3-git: the system python, not one earlier in PATH.
+export PATH=/usr/bin:$PATH
+
+check "make upstream writes a cover letter and its patches" \
+	'tools/upstream.sh -o "$series" && ls "$series"/0000-cover-letter.patch && ls "$series"/0001-*.patch'
+patches=$(ls "$series"/000[1-9]*.patch "$series"/00[1-9]*.patch 2>/dev/null | sort -u)
+[ -n "$patches" ] || { tap_end; exit 1; }
+
+# The out-of-tree build's compat stays out: no compat.h, no UIDGEN_HAVE_*
+# define and no header probe in any patch.
+no_compat() {
+	! grep -nE '"compat\.h"|module/compat|UIDGEN_HAVE_|UIDGEN_DEVNODE_CONST|\$\(shell' $patches
+}
+check "no out-of-tree compat in the series (compat.h, UIDGEN_HAVE_*, \$(shell grep))" no_compat
+
+# The kernel tree is shared by every run on this machine: one at a time,
+# and back to pristine whatever happens.
+exec 9> "$cache/.lock"
+flock 9
+pristine() {
+	git -C "$src" am --abort > /dev/null 2>&1
+	git -C "$src" checkout -q -f --detach pristine && git -C "$src" clean -q -f -d -x
+}
+trap pristine EXIT
+pristine
+check "git am applies the series to $(basename "$src")" \
+	'git -C "$src" -c user.name=upstream -c user.email=upstream@localhost am -q $patches'
+
+# checkpatch --strict on each patch, in the tree (so that it checks
+# MAINTAINERS and the SPDX tags too). A finding passes only if it is one
+# of these, each with its reason:
+#   volatile, in the selftests' "void *volatile null": a NULL buffer the
+#     compiler cannot see, so that read(fd, NULL, 8) is called as written
+#     (glibc declares read()'s buffer non-null); nothing else does that.
+allowed() {	# allowed PATCH LINE MESSAGE
+	case $3 in
+	*"Use of volatile is usually wrong"*)
+		sed -n "$2p" "$1" | grep -q 'void \*volatile null = NULL;' ;;
+	*) return 1 ;;
+	esac
+}
+# --terse: one line per finding, "PATCH:LINE: ERROR|WARNING|CHECK: ...",
+# and a "total:" line only if there is one; anything else it prints (a
+# crash, spdxcheck.py's traceback) fails the patch too.
+checkpatch() {	# checkpatch PATCH: no finding left once the allowed ones are out
+	local res line left=0
+	res=$(cd "$src" && perl scripts/checkpatch.pl --strict --terse "$1" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"$1":[0-9]*": "[A-Z]*": "*)
+			if allowed "$1" "$(echo "${line#"$1":}" | cut -d: -f1)" "$line"; then
+				echo "allowed: $line"
+				continue
+			fi ;;
+		total:*|"") continue ;;
+		esac
+		echo "$line"
+		left=$((left + 1))
+	done <<< "$res"
+	[ "$left" -eq 0 ]
+}
+for p in $patches; do
+	check "checkpatch --strict $(basename "$p")" 'checkpatch "$p"'
+done
+
+# The build directory: x86_64 defconfig with CONFIG_UIDGEN=m, prepared
+# once per tarball and configuration (the key), reused after.
+key=$( (cat "$src/.git/uidgen-pristine"; echo "defconfig UIDGEN=m") | sha1sum | cut -c1-12)
+b=$cache/build-$key
+kmake() { make -C "$src" O="$b" -j"$(nproc)" "$@"; }
+prepare() {
+	if [ "$(cat "$b/.uidgen-prepared" 2>/dev/null)" != "$key" ]; then
+		rm -rf "$b"
+		mkdir -p "$b"
+		kmake -s defconfig || return 1
+		"$src/scripts/config" --file "$b/.config" --module UIDGEN || return 1
+		kmake -s olddefconfig && kmake -s modules_prepare && kmake -s headers || return 1
+		echo "$key" > "$b/.uidgen-prepared"
+	fi
+	"$src/scripts/config" --file "$b/.config" --module UIDGEN &&
+		kmake -s olddefconfig && grep -x 'CONFIG_UIDGEN=m' "$b/.config"
+}
+start=$(date +%s)
+check "Kconfig: CONFIG_UIDGEN=m on x86_64 defconfig (build dir $(basename "$b"))" prepare
+prep_s=$(( $(date +%s) - start ))
+
+# W=1 and sparse, where any warning is a finding.
+nowarn() {	# nowarn COMMAND...: it succeeds and prints no warning
+	local log
+	log=$("$@" 2>&1) || { echo "$log"; return 1; }
+	echo "$log"
+	! grep -E 'warning|error' <<< "$log"
+}
+check "make W=1 drivers/misc/uidgen/: built, no warning" \
+	'nowarn kmake W=1 drivers/misc/uidgen/ && ls "$b"/drivers/misc/uidgen/uidgen.o'
+check "make C=2 W=1 drivers/misc/uidgen/ (sparse): no warning" \
+	'nowarn kmake C=2 W=1 drivers/misc/uidgen/'
+check "make headers: include/uapi/linux/uidgen.h installed (headers_install checks)" \
+	'kmake -s headers && grep -q "define UIDGEN_IOC_TYPE" "$b/usr/include/linux/uidgen.h"'
+check "kernel-doc -none -Wall on the in-tree header and driver" \
+	'nowarn perl "$src/scripts/kernel-doc" -none -Wall "$src"/include/uapi/linux/uidgen.h "$src"/drivers/misc/uidgen/*.[ch]'
+
+# The kselftests with the tree's lib.mk and its installed headers.
+st=$src/tools/testing/selftests/drivers/uidgen
+progs=$(cd "$st" && ls *.c | sed 's/\.c$//')
+kselftests() {
+	local t
+	mkdir -p "$out/kselftest"
+	nowarn make -C "$st" OUTPUT="$out/kselftest" KHDR_INCLUDES="-isystem $b/usr/include" ||
+		return 1
+	for t in $progs; do
+		test -x "$out/kselftest/$t" || { echo "no $t"; return 1; }
+	done
+}
+check "kselftests build with lib.mk, no warning ($(echo $progs | wc -w) programs)" kselftests
+# Without /dev/uid (an empty /dev in a mount namespace of its own, so that
+# it holds wherever this runs): "1..0 # SKIP", exit status 4, each program.
+noskip() {
+	local t rc log
+	for t in $progs; do
+		log=$(unshare -m sh -c 'mount -t tmpfs none /dev && exec "$0"' "$out/kselftest/$t" 2>&1)
+		rc=$?
+		echo "$t: exit $rc: $log"
+		[ "$rc" -eq 4 ] && grep -q '^1\.\.0 # SKIP' <<< "$log" || return 1
+	done
+}
+check "without /dev/uid each kselftest skips (1..0 # SKIP, exit 4)" noskip
+echo "# upstream: $(echo $patches | wc -w) patches; build dir ready in ${prep_s}s"
+tap_end

@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+tools/upstream.py: lay this checkout's module into a kernel source as
+drivers/misc/uidgen/, as a git format-patch series (a cover letter and one
+patch per logical piece). Called by tools/upstream.sh, which prepares the
+kernel tree (a git repository of a pristine kernel source, tagged).
+
+File-list driven: the driver is whatever module/*.c and module/*.h there
+are (without compat.h and module/tests/), built from the objects module/
+Kbuild lists; the selftests are selftests/*.c and *.h; the API document is
+Documentation/userspace-api.rst, and Documentation/ABI/ if there is one.
+
+Out-of-tree compatibility stays out of tree. module/Kbuild asks the
+kernel's headers which API forms they have (its $(shell grep) probes) and
+force-includes compat.h; here the same probes are asked of the target tree,
+and each source is written with the form that tree has: no compat.h, no
+UIDGEN_HAVE_* and no probe reach the series. A probe this script does not
+know how to write in-tree is an error, not a silent copy.
+
+Commits are made with git plumbing (a scratch index, commit-tree): the
+kernel tree's work tree, HEAD and refs are left alone.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+P = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+P.add_argument('--repo', required=True, help='this checkout')
+P.add_argument('--ksrc', required=True, help='the kernel tree (git)')
+P.add_argument('--base', default='pristine', help='the commit to build on')
+P.add_argument('--out', required=True, help='directory for the patches')
+P.add_argument('--base-name', default='', help='what the base is, for the cover letter')
+A = P.parse_args()
+REPO = os.path.abspath(A.repo)
+KSRC = os.path.abspath(A.ksrc)
+
+
+def die(msg):
+    sys.exit('upstream.py: ' + msg)
+
+
+def git(*args, inp=None, env=None):
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    r = subprocess.run(['git', '-C', KSRC] + list(args), input=inp,
+                       capture_output=True, env=e)
+    if r.returncode:
+        die('git %s: %s' % (' '.join(args), r.stderr.decode()))
+    return r.stdout
+
+
+def base_file(path):
+    return git('show', '%s:%s' % (A.base, path)).decode()
+
+
+def read(path):
+    with open(os.path.join(REPO, path)) as f:
+        return f.read()
+
+
+def repo_git(*args):
+    return subprocess.run(['git', '-C', REPO] + list(args), check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+# Who the patches are from, and when: the checkout's git identity (or its
+# HEAD's author) and HEAD's date, so that the series is the same each time.
+def ident():
+    name = subprocess.run(['git', '-C', REPO, 'config', 'user.name'],
+                          capture_output=True, text=True).stdout.strip()
+    mail = subprocess.run(['git', '-C', REPO, 'config', 'user.email'],
+                          capture_output=True, text=True).stdout.strip()
+    if not name or not mail:
+        name, mail = repo_git('log', '-1', '--format=%an%n%ae').split('\n')
+    return name, mail
+
+
+NAME, MAIL = ident()
+DATE = repo_git('log', '-1', '--format=%cI')
+SOB = 'Signed-off-by: %s <%s>' % (NAME, MAIL)
+
+# ---- The probes: module/Kbuild's, asked of the target tree ------------
+
+KBUILD = read('module/Kbuild')
+PROBE_RE = re.compile(
+    r"\$\(if \$\(shell grep -sl '([^']*)' \\?\s*\$\(srctree\)/(\S+)\),-D(\w+)\)")
+PROBES = {}
+for pat, hdr, sym in PROBE_RE.findall(KBUILD):
+    # grep's pattern, as a Python one: '.' is any character either way.
+    PROBES[sym] = re.search(pat, base_file(hdr)) is not None
+if KBUILD.count('$(shell grep') != len(PROBES):
+    die('module/Kbuild has a header probe this script cannot read')
+
+
+def devnode_const(text):
+    return text.replace('UIDGEN_DEVNODE_CONST ',
+                        'const ' if PROBES['UIDGEN_HAVE_CONST_DEVNODE'] else '')
+
+
+# hrtimer_setup(&t, fn, clock, mode); written for a tree without it.
+HRTIMER_SETUP = re.compile(
+    r'^(\s*)hrtimer_setup\(\s*&([^,]+?),\s*([^,]+?),\s*([^,]+?),\s*([^;]+?)\);',
+    re.M)
+
+
+def hrtimer_setup(text):
+    if PROBES['UIDGEN_HAVE_HRTIMER_SETUP']:
+        return text
+
+    def old(m):
+        ind, t, fn, clk, mode = m.groups()
+        return '%shrtimer_init(&%s, %s, %s);\n%s%s.function = %s;' % (
+            ind, t, clk, mode, ind, t, fn)
+    text = HRTIMER_SETUP.sub(old, text)
+    if re.search(r'\bhrtimer_setup\(', text):
+        die('an hrtimer_setup() call this script cannot rewrite')
+    return text
+
+
+# How each probed API is written in-tree, by the define Kbuild sets.
+IN_TREE = {
+    'UIDGEN_HAVE_CONST_DEVNODE': devnode_const,
+    'UIDGEN_HAVE_HRTIMER_SETUP': hrtimer_setup,
+}
+for sym in PROBES:
+    if sym not in IN_TREE:
+        die('module/Kbuild probes %s: say in IN_TREE how it is written in-tree' % sym)
+
+
+def driver_source(name):
+    # Only the probes Kbuild still has; a leftover of one it dropped is
+    # caught below.
+    text = read('module/' + name)
+    for sym in PROBES:
+        text = IN_TREE[sym](text)
+    if re.search(r'UIDGEN_HAVE_|UIDGEN_DEVNODE_CONST|"compat\.h"', text):
+        die('module/%s: out-of-tree compat left in the in-tree copy' % name)
+    return text
+
+
+# ---- The pieces ---------------------------------------------------------
+
+def listdir(d, exts):
+    p = os.path.join(REPO, d)
+    return sorted(f for f in os.listdir(p)
+                  if f.endswith(exts) and not f.endswith('.mod.c') and
+                  os.path.isfile(os.path.join(p, f)))
+
+
+OUT_OF_TREE_ONLY = {'compat.h'}
+DRIVER = [f for f in listdir('module', ('.c', '.h')) if f not in OUT_OF_TREE_ONLY]
+
+# The objects: Kbuild's uidgen-y, which must name every .c there is.
+m = re.search(r'^uidgen-y\s*:?=\s*(.*)$', KBUILD, re.M)
+if not m:
+    die('no uidgen-y in module/Kbuild')
+OBJS = m.group(1).split()
+if sorted(o[:-2] + '.c' for o in OBJS) != [f for f in DRIVER if f.endswith('.c')]:
+    die('module/Kbuild uidgen-y (%s) and module/*.c differ' % ' '.join(OBJS))
+
+
+def kconfig():
+    # module/Kconfig without its KUnit entries (module/tests/ stays out).
+    blocks = re.split(r'(?m)^(?=config |menuconfig )', read('module/Kconfig'))
+    keep = [b for b in blocks if not re.match(r'config \w+_KUNIT_TEST\b', b)]
+    return ''.join(keep).rstrip('\n') + '\n'
+
+
+def driver_makefile():
+    lines = ['# SPDX-License-Identifier: GPL-2.0',
+             'obj-$(CONFIG_UIDGEN)\t+= uidgen.o']
+    objs = 'uidgen-y\t:= '
+    line = objs
+    for o in OBJS:
+        if len(line) + len(o) + 1 > 72 and line != objs:
+            lines.append(line.rstrip() + ' \\')
+            line = '\t\t   '
+        line += o + ' '
+    lines.append(line.rstrip())
+    return '\n'.join(lines) + '\n'
+
+
+def misc_kconfig(text):
+    src = 'source "drivers/misc/uidgen/Kconfig"\n'
+    if src in text:
+        return text
+    i = text.rindex('endmenu')
+    return text[:i] + src + text[i:]
+
+
+def misc_makefile(text):
+    return text.rstrip('\n') + '\nobj-$(CONFIG_UIDGEN)\t\t+= uidgen/\n'
+
+
+def ioctl_number(text):
+    # One row, in code order, in the table's columns.
+    code = re.search(r'#define UIDGEN_IOC_TYPE\s+(0x[0-9A-Fa-f]+)',
+                     read('uapi/linux/uidgen.h')).group(1).upper().replace('0X', '0x')
+    seqs = sorted(int(s, 16) for s in re.findall(
+        r'_IO\w*\(UIDGEN_IOC_TYPE,\s*(0x[0-9A-Fa-f]+)', read('uapi/linux/uidgen.h')))
+    seq = '%02X-%02X' % (seqs[0], seqs[-1]) if len(seqs) > 1 else '%02X' % seqs[0]
+    row = '%-6s%-7s%-58s%s\n' % (code, seq, 'linux/uidgen.h',
+                                  'uidgen unique IDs, /dev/uid')
+    lines = text.splitlines(keepends=True)
+    for i, ln in enumerate(lines):
+        if re.match(r'0x[0-9A-F]{2}\s', ln) and int(ln[:4], 16) > int(code, 16):
+            lines.insert(i, row)
+            return ''.join(lines)
+    die('no place for %s in ioctl-number.rst' % code)
+
+
+def maintainers(text, files):
+    """The UIDGEN entry, created or given more F: lines, in order."""
+    title = 'UIDGEN UNIQUE ID GENERATOR'
+    lines = text.split('\n')
+    start = lines.index('Maintainers List') if 'Maintainers List' in lines else 0
+    if title in lines:
+        i = lines.index(title)
+        j = i + 1
+        while j < len(lines) and lines[j]:
+            j += 1
+        entry = lines[i:j]
+        fl = sorted(set([ln for ln in entry if ln.startswith('F:\t')] +
+                        ['F:\t' + f for f in files]))
+        entry = [ln for ln in entry if not ln.startswith('F:\t')] + fl
+        return '\n'.join(lines[:i] + entry + lines[j:])
+    entry = [title, 'M:\t%s <%s>' % (NAME, MAIL), 'S:\tMaintained'] + \
+        sorted('F:\t' + f for f in files) + ['']
+    for i in range(start + 1, len(lines) - 1):
+        if lines[i] and not lines[i - 1] and re.match(r'[A-Z]:\t', lines[i + 1]) \
+                and lines[i].upper() > title:
+            return '\n'.join(lines[:i] + entry + lines[i:])
+    die('no place for the MAINTAINERS entry')
+
+
+def selftest(name):
+    text = read('selftests/' + name)
+    return text.replace('#include "kselftest_harness.h"',
+                        '#include "../../kselftest_harness.h"')
+
+
+SELFTESTS = listdir('selftests', ('.c',))
+SELFTEST_HDRS = listdir('selftests', ('.h',))
+PROGS = [f[:-2] for f in SELFTESTS]
+
+
+def module_version():
+    h = read('module/internal.h')
+    v = [re.search(r'#define UIDGEN_VERSION_%s\s+(\d+)' % k, h)
+         for k in ('MAJOR', 'MINOR', 'PATCH')]
+    if not all(v):
+        die('selftests use UIDGEN_MODULE_VERSION, module/internal.h has no version')
+    return '0x%02x%02x%02x' % tuple(int(x.group(1)) for x in v)
+
+
+def selftest_makefile():
+    lines = ['# SPDX-License-Identifier: GPL-2.0',
+             '# Run as root with uidgen loaded and a node ID assigned, that node',
+             '# ID in UIDGEN_NODE; without /dev/uid each test skips.',
+             'CFLAGS += -Wall -O2 $(KHDR_INCLUDES)']
+    if any('UIDGEN_MODULE_VERSION' in read('selftests/' + f) for f in SELFTESTS):
+        lines.append('CFLAGS += -DUIDGEN_MODULE_VERSION=%s' % module_version())
+    lines += ['LDLIBS += -lpthread', '']
+    lines.append('TEST_GEN_PROGS := ' + ' '.join(PROGS[:1]))
+    for p in PROGS[1:]:
+        lines.append('TEST_GEN_PROGS += ' + p)
+    lines += ['', 'LOCAL_HDRS += ' + ' '.join(SELFTEST_HDRS), '',
+              'include ../../lib.mk']
+    return '\n'.join(lines) + '\n'
+
+
+# What the tests need of the kernel: the driver, and what each test uses
+# (debugfs, userfaultfd, time namespaces, CPU hotplug, fail-nth).
+SELFTEST_CONFIG = """CONFIG_UIDGEN=m
+CONFIG_DEBUG_FS=y
+CONFIG_FAULT_INJECTION=y
+CONFIG_FAULT_INJECTION_USERCOPY=y
+CONFIG_HOTPLUG_CPU=y
+CONFIG_TIME_NS=y
+CONFIG_USERFAULTFD=y
+CONFIG_VMGENID=y
+"""
+
+
+def selftests_targets(text):
+    line = 'TARGETS += drivers/uidgen\n'
+    if line in text:
+        return text
+    anchor = 'TARGETS += drivers/dma-buf\n'
+    if anchor not in text:
+        die('no drivers/dma-buf in tools/testing/selftests/Makefile')
+    return text.replace(anchor, anchor + line)
+
+
+def userspace_doc():
+    text = read('Documentation/userspace-api.rst')
+    text = text.replace('kernel-doc:: uapi/linux/uidgen.h',
+                        'kernel-doc:: include/uapi/linux/uidgen.h')
+    return text
+
+
+def userspace_index(text):
+    # Last in "Devices and I/O".
+    m = re.search(r'Devices and I/O\n=+\n\n\.\. toctree::\n(   :.*\n)*\n((   \S.*\n)+)', text)
+    if not m:
+        die('no "Devices and I/O" toctree in Documentation/userspace-api/index.rst')
+    if '   uidgen\n' in m.group(2):
+        return text
+    return text[:m.end(2)] + '   uidgen\n' + text[m.end(2):]
+
+
+ABI = []
+if os.path.isdir(os.path.join(REPO, 'Documentation/ABI')):
+    for d, _, fs in os.walk(os.path.join(REPO, 'Documentation/ABI')):
+        ABI += [os.path.relpath(os.path.join(d, f), REPO) for f in fs]
+ABI.sort()
+
+# ---- The series: (subject, body, {path: content or function of base}) --
+
+UAPI = 'include/uapi/linux/uidgen.h'
+IOCTL = 'Documentation/userspace-api/ioctl/ioctl-number.rst'
+MAINT = 'MAINTAINERS'
+
+PATCHES = [
+    ('uapi: add linux/uidgen.h, the /dev/uid interface',
+     """The ioctls, structures and ID layout of /dev/uid, a character device
+that mints 64-bit, time-sortable, machine-unique IDs (Snowflake-style: a
+timestamp, a node ID, a per-CPU slot and a sequence number). The driver
+follows in the next patch.
+
+Register its ioctl code in ioctl-number.rst.""",
+     {UAPI: read('uapi/linux/uidgen.h'), IOCTL: ioctl_number,
+      MAINT: lambda t: maintainers(t, [UAPI])}),
+    ('misc: uidgen: add /dev/uid, a unique ID generator',
+     """Databases want keys that are unique across machines, sort by time
+and fit in 64 bits. Minted in userspace, they are only as unique as the
+coordination between the processes minting them: two processes with the
+same node ID, a clock that steps back, or a cloned VM each yield
+duplicates. The kernel sees all three: every minter on the machine, the
+clock, and (with CONFIG_VMGENID) the VM generation ID.
+
+/dev/uid mints IDs of a timestamp, a node ID, a per-CPU slot and a
+sequence number, read() for a few and ioctls for batches and runs. A
+node ID is assigned through an ioctl (CAP_SYS_ADMIN) and can be revoked;
+a VM fork revokes it. Documentation/userspace-api/uidgen.rst (two
+patches on) describes the interface.
+
+64-bit kernels only: the minting path reads and swaps 64-bit words
+without a lock.""",
+     dict([('drivers/misc/uidgen/' + f, driver_source(f)) for f in DRIVER] +
+          [('drivers/misc/uidgen/Kconfig', kconfig()),
+           ('drivers/misc/uidgen/Makefile', driver_makefile()),
+           ('drivers/misc/Kconfig', misc_kconfig),
+           ('drivers/misc/Makefile', misc_makefile),
+           (MAINT, lambda t: maintainers(t, ['drivers/misc/uidgen/']))])),
+    ('Documentation: userspace-api: add uidgen',
+     """How programs use /dev/uid: the device, the ioctls with their sizes and
+errnos, the ID layout, runs and the fence page, with the uapi header's
+kernel-doc pulled in.""" + (" The sysfs files are in Documentation/ABI." if ABI else ''),
+     dict([('Documentation/userspace-api/uidgen.rst', userspace_doc()),
+           ('Documentation/userspace-api/index.rst', userspace_index),
+           (MAINT, lambda t: maintainers(
+               t, ['Documentation/userspace-api/uidgen.rst'] + ABI))] +
+          [(f, read(f)) for f in ABI])),
+    ('selftests: drivers: add uidgen',
+     """kselftests for /dev/uid: IDs, sizes and errnos of every call, node ID
+assignment and revocation, a node's life across reloads and time
+namespaces, blocking waits, copies that fault (userfaultfd, CPU hotplug)
+and, on kernels with CONFIG_FAULT_INJECTION_USERCOPY, copies that fail.
+
+Run as root with the driver loaded and a node ID assigned, given in
+UIDGEN_NODE; without /dev/uid every test program skips.""",
+     dict([('tools/testing/selftests/drivers/uidgen/' + f, selftest(f))
+           for f in SELFTESTS + SELFTEST_HDRS] +
+          [('tools/testing/selftests/drivers/uidgen/Makefile', selftest_makefile()),
+           ('tools/testing/selftests/drivers/uidgen/config', SELFTEST_CONFIG),
+           ('tools/testing/selftests/drivers/uidgen/settings', 'timeout=600\n'),
+           ('tools/testing/selftests/drivers/uidgen/.gitignore',
+            ''.join(p + '\n' for p in ['# SPDX-License-Identifier: GPL-2.0'] + PROGS)),
+           ('tools/testing/selftests/Makefile', selftests_targets),
+           (MAINT, lambda t: maintainers(
+               t, ['tools/testing/selftests/drivers/uidgen/']))])),
+]
+
+COVER = """uidgen: /dev/uid, time-sortable unique IDs from the kernel
+
+/dev/uid mints 64-bit, time-sortable, machine-unique IDs (Snowflake-style:
+a timestamp, a node ID, a per-CPU slot and a sequence number) for database
+keys and the like. In the kernel, the generator sees every minter on the
+machine, the clock and the VM generation ID: IDs do not repeat across
+processes, clock steps, reloads and (with CONFIG_VMGENID) VM clones.
+
+Base: %s. Generated from the uidgen tree at %s by tools/upstream.sh, which
+writes each kernel API in the form this base has%s; the out-of-tree build's
+compatibility header is not part of the series.
+"""
+
+# ---- Commit them ----------------------------------------------------------
+
+os.makedirs(A.out, exist_ok=True)
+for f in os.listdir(A.out):
+    if f.endswith('.patch'):
+        os.unlink(os.path.join(A.out, f))
+index = os.path.join(A.out, '.index')
+ENV = {'GIT_INDEX_FILE': index, 'GIT_AUTHOR_NAME': NAME, 'GIT_AUTHOR_EMAIL': MAIL,
+       'GIT_COMMITTER_NAME': NAME, 'GIT_COMMITTER_EMAIL': MAIL,
+       'GIT_AUTHOR_DATE': DATE, 'GIT_COMMITTER_DATE': DATE}
+git('read-tree', A.base, env=ENV)
+state = {}   # path -> content after the patches so far
+head = git('rev-parse', A.base + '^{commit}').decode().strip()
+base = head
+for subject, body, files in PATCHES:
+    for path, content in files.items():
+        if callable(content):
+            content = content(state[path] if path in state else base_file(path))
+        state[path] = content
+        sha = git('hash-object', '-w', '--stdin', inp=content.encode()).decode().strip()
+        git('update-index', '--add', '--cacheinfo', '100644,%s,%s' % (sha, path), env=ENV)
+    tree = git('write-tree', env=ENV).decode().strip()
+    msg = '%s\n\n%s\n\n%s\n' % (subject, body, SOB)
+    head = git('commit-tree', tree, '-p', head, inp=msg.encode(), env=ENV).decode().strip()
+os.unlink(index)
+
+git('format-patch', '-q', '--cover-letter', '--no-signature', '--zero-commit',
+    '--base=' + base, '-o', os.path.abspath(A.out), '%s..%s' % (base, head))
+cover = os.path.join(A.out, '0000-cover-letter.patch')
+with open(cover) as f:
+    text = f.read()
+title, blurb = COVER.split('\n\n', 1)
+how = '' if PROBES.get('UIDGEN_HAVE_HRTIMER_SETUP', True) else \
+    ' (here: hrtimer_init(), as this base has no hrtimer_setup())'
+blurb = blurb % (A.base_name or A.base, repo_git('describe', '--always', '--dirty'), how)
+blurb = '\n\n'.join(p if p.startswith('  ') else textwrap.fill(p, 72, break_on_hyphens=False)
+                    for p in blurb.strip().split('\n\n'))
+text = text.replace('*** SUBJECT HERE ***', title).replace('*** BLURB HERE ***', blurb.rstrip())
+with open(cover, 'w') as f:
+    f.write(text)
+for f in sorted(os.listdir(A.out)):
+    if f.endswith('.patch'):
+        print(os.path.join(A.out, f))
