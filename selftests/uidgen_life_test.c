@@ -203,13 +203,14 @@ TEST_F(life, renew_past_deadline_is_etime)
 		if (!k)
 			ASSERT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0,
 					    0, 0, t));
-		for (i = 0; i < sizeof(claims) / sizeof(claims[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(claims); i++) {
 			errno = 0;
 			EXPECT_EQ(-1, renew(self->fd, claims[i].node, 0, past,
 					    claims[i].token));
-			EXPECT_EQ(ETIME, errno) TH_LOG("node %u token %llu, %s",
-				claims[i].node, (unsigned long long)claims[i].token,
-				k ? "none in force" : "node 5 in force");
+			EXPECT_EQ(ETIME, errno)
+				TH_LOG("node %u token %llu, %s", claims[i].node,
+				       (unsigned long long)claims[i].token,
+				       k ? "none in force" : "node 5 in force");
 		}
 		EXPECT_EQ(k ? UIDGEN_NODE_STATE_NONE : UIDGEN_NODE_STATE_ACTIVE,
 			  node_state(self->fd));

@@ -472,7 +472,7 @@ TEST_F(uid, cmd_length)
 	int ret;
 
 	ASSERT_NE(MAP_FAILED, u);
-	for (i = 0; i < sizeof(cmd_cases) / sizeof(cmd_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cmd_cases); i++) {
 		const struct cmd_case *c = &cmd_cases[i];
 		const uint32_t sizes[] = { c->size, c->size + 8, 2 * PAGE + 8 };
 		unsigned int k;
