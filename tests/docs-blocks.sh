@@ -4,9 +4,14 @@
 # and fleet.rst, run as written, and the output they show compared.
 #
 # Markdown (tests/lib/md-blocks.awk): a fence is ``` or ~~~, indented or
-# not. A ```sh (```bash, ```shell) block is a script; a ```console block's
-# "$ " lines (and "# " lines, a root prompt) are commands and its other
-# lines their output, compared. The line before a fence may classify it:
+# not; an indented code block (4 columns in, not a list item's text) is a
+# failure: fence it. A ```sh (```bash, ```shell) block is a script; a
+# ```console block is a session (tests/lib/console.awk): its "$ " lines
+# (and "# " lines, a root prompt) are commands, going on over the lines
+# after them while a command is unfinished (a line ending in "\", a
+# heredoc up to its WORD line; "> " prompts on those lines dropped), and
+# its other lines their output, compared. The line before a fence may
+# classify it:
 #
 #   (nothing)                          a script: run on the host
 #   <!-- docs-test: module -->         needs the module: run in a VM
@@ -31,9 +36,12 @@
 # ```python, ```yaml ...) is not a command: listed and counted.
 #
 # In an .rst file (Documentation/), every literal block (a paragraph
-# ending in "::", or ".. code-block::") is a block
-# (tests/lib/rst-blocks.awk); the last RST comment ".. docs-test: KIND"
-# since the block before classifies it:
+# ending in "::", ".. code-block::", ".. code::", ".. sourcecode::") is a
+# block (tests/lib/rst-blocks.awk), and any other directive but those of
+# prose, tables and formulas (.. prompt::, .. parsed-literal::,
+# .. literalinclude:: ...) is a failure: nothing goes unrun unseen. The
+# last RST comment ".. docs-test: KIND" since the block before classifies
+# it:
 #
 #   (nothing)                          a command if its first word is one
 #                                      (on the Debian PATH, uidgen,
@@ -51,28 +59,47 @@
 #                                      indented under the comment go on),
 #                                      run where and after the last
 #                                      command block of its file that ran
-#                                      (host or VM)
+#                                      (host or VM), as a block (bash -e):
+#                                      it must exit 0
+#   .. docs-test: output, exit N: COMMAND  the same, for a COMMAND that
+#                                      must exit N (one whose failure is
+#                                      what the docs show)
 #   .. docs-test: walked: SCRIPT       walked by SCRIPT (a suite of its
 #                                      own, e.g. against a real etcd):
 #                                      counted, not run here
 #
-# Output compared: each line the docs show must be a line of the output,
-# numbers aside (tests/lib/same-shape.sh).
+# Output compared (tests/lib/same-shape.sh): each line the docs show must
+# be a line of the output, in order, to the character (digits too) but
+# for runs of blanks (any run of blanks) and these placeholders, which
+# the docs write for a value that differs in every run, and which match
+# only a value of their kind:
+#   <n> a number (perhaps negative)   <id> a decimal ID   <hex> hex digits
+#   <b32> base32 digits   <uuid> 8-4-4-4-12 hex   <time> a UTC time as
+#   uidgen prints it (2026-12-01T12:52:04.748Z)
+# Any other <...> is literal.
 #
 # How blocks run: each with bash -e -o pipefail; a line with "a && b" is
 # run as "{ a && b; } || exit" (bash -e alone stops at neither a's failure
-# nor b's unless the line is the block's last); "&&" in a line that is not
-# a whole command is a failure (write it on a line of its own).
+# nor b's unless the line is the block's last; a line ending in "\" and a
+# heredoc's text are part of their command's line); "&&" in a line that is
+# not a whole command is a failure (write it on a line of its own).
 #
 # Host blocks are never run as root. They run in order in one scratch
 # copy of the tree (the files git tracks or would: uncommitted changes are
 # tested too) under build/docs-blocks/, as nobody (uid 65534; the copy is
 # nobody's) when this runs as root, with a Debian PATH, HOME and TMPDIR in
-# the scratch directory and nothing else of this environment. Before one
-# runs, its command words (tests/lib/cmd-words.awk) must be on ALLOW below
-# or a relative path (a file of the scratch copy): anything else, sudo, a
-# "# " root prompt, systemctl, insmod or modprobe is a failure, not run
-# (mark it module, skip, or add a harmless command to ALLOW).
+# the scratch directory and nothing else of this environment, contained
+# (tests/lib/contain.sh): namespaces of their own, empty /tmp, /var/tmp,
+# /dev/shm and /run/lock of their own, no network, only their own
+# processes. So an allowed command that runs others (awk's system(),
+# python3 -c, sed's e, make) can write nothing but the scratch directory
+# and reach nothing on this machine's network; a block that cannot be
+# contained is not run. Before one runs, its command words (the first of
+# every command of every pipeline and list, in $( ) and ` ` and in an
+# unquoted heredoc's text too; tests/lib/cmd-words.awk) must be on ALLOW
+# below or a relative path (a file of the scratch copy): anything else,
+# sudo, a "# " root prompt, systemctl, insmod or modprobe is a failure,
+# not run (mark it module, skip, or add a harmless command to ALLOW).
 # Then the module blocks run, in order, in one VM (tests/qemu/vm.sh) of
 # the kernel the scratch copy's module/uidgen.ko was built for, as root in
 # the scratch copy (the VM sees this machine's files read-only; "sudo" is
@@ -83,7 +110,8 @@
 #   tests/docs-blocks.sh [FILE...]
 #       (default: README.md Documentation/admin-guide.rst Documentation/fleet.rst)
 #   DOCS_BLOCKS_OUT=DIR: the scratch directory (default build/docs-blocks)
-# Prints TAP, a "# unrun: N (reasons)" line and a "# Totals:" line; exit
+# Prints TAP, a "# unrun: N (reasons)" line (every block not run: nothing
+# is left out of it, or unread) and a "# Totals:" line; exit
 # status 1 on any failure, and when nothing was checked (a FILE that does
 # not exist, a FILE with no block, no block run or compared at all); 2 on
 # an option it does not know.
@@ -123,10 +151,10 @@ for c in userlib/uidgen lease/uidgen-lease lease/uidgen-cluster; do
 done
 debpath=$out/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 vmpath=$out/vmbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-# Never root on the host: nobody, owning the scratch copy.
-runas=()
+# Never root on the host, and contained (tests/lib/contain.sh): nobody,
+# owning the scratch copy.
+runas=("$repo/tests/lib/contain.sh" "$out")
 if [ "$(id -u)" -eq 0 ]; then
-	runas=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 	chown -R 65534:65534 "$clone" "$out/home" "$out/tmp"
 fi
 
@@ -198,15 +226,27 @@ cd_out() {
 
 # wrap_ands SCRIPT OUT: SCRIPT with each line holding "&&" run as
 # "{ LINE } || exit $?"; fails, saying which line, if such a line is not a
-# whole command by itself (bash -n).
+# whole command by itself (bash -n). A line ending in "\" goes on to the
+# next; a line opening heredocs (tests/lib/heredocs.awk) goes on to the
+# end of their text, which is never changed.
 wrap_ands() {
-	local l logical= no=0 start=0
+	local l logical= no=0 start=0 c hds=()
 	: > "$2"
 	while IFS= read -r l || [ -n "$l" ]; do
 		no=$((no + 1))
 		[ -n "$logical" ] || start=$no
 		logical+=$l$'\n'
-		case $l in *\\) continue ;; esac
+		if [ ${#hds[@]} -gt 0 ]; then
+			c=$l
+			[ "${hds[0]:0:1}" != - ] || c=${l#"${l%%[!$'\t']*}"}
+			[ "$c" != "${hds[0]#-}" ] || hds=("${hds[@]:1}")
+			[ ${#hds[@]} -eq 0 ] || continue
+		else
+			case $l in *\\) continue ;; esac
+			mapfile -t hds < <(printf '%s' "$logical" | tr '\n' ' ' |
+				awk -v words=1 -f tests/lib/heredocs.awk)
+			[ ${#hds[@]} -eq 0 ] || continue
+		fi
 		case $logical in
 		*"&&"*)
 			if bash -n <<< "$logical" 2> /dev/null; then
@@ -221,6 +261,10 @@ wrap_ands() {
 	done < "$1"
 	printf '%s' "$logical" >> "$2"
 }
+
+# status_of LOG: what an output: COMMAND check said of COMMAND's exit
+# status ("exit 3, not 0"), or nothing.
+status_of() { sed -n 's/^DOCS-STATUS: //p' "$1" 2>/dev/null | tail -n 1; }
 
 # shape_check EXPECTED LOG: the output a block shows against what it printed.
 shape_check() { bash tests/lib/same-shape.sh "$1" < "$2"; }
@@ -246,15 +290,10 @@ for i in $(seq 1 "$n"); do
 	b=$out/blocks/$i.sh
 	script[$i]=$b
 	file=${where%:*}
-	[ ! -e "$out/blocks/$i.expect" ] || expect[$i]=$out/blocks/$i.expect
 	case $file in
 	*.rst)
 		# A literal block starting with a "$ " prompt: a console session.
 		if [ -z "$kind" ] && grep -m1 -v '^[[:space:]]*$' "$b" | grep -q '^\$ '; then
-			grep '^\$ ' "$b" | cut -c3- > "$out/blocks/$i.cmds"
-			grep -v '^\$ ' "$b" > "$out/blocks/$i.expect"
-			mv "$out/blocks/$i.cmds" "$b"
-			expect[$i]=$out/blocks/$i.expect
 			lang=console
 		fi
 		if [ -z "$kind" ] && [ "$lang" != console ]; then
@@ -282,6 +321,14 @@ for i in $(seq 1 "$n"); do
 			[ -n "$kind" ] || kind="not-a-command: a \`\`\`$lang block" ;;
 		esac ;;
 	esac
+	if [ "$lang" = console ]; then
+		# Its commands (continuations and heredocs whole) and its output.
+		mv "$b" "$out/blocks/$i.session"
+		awk -f tests/lib/heredocs.awk -f tests/lib/console.awk -v cmds="$b" \
+			-v expect="$out/blocks/$i.expect" -v root="$out/blocks/$i.root" \
+			"$out/blocks/$i.session"
+		expect[$i]=$out/blocks/$i.expect
+	fi
 	[ -n "$kind" ] || kind=host
 	[ "$kind" != boots-vm ] || kind=host-vm
 	case $kind in
@@ -336,13 +383,27 @@ for i in $(seq 1 "$n"); do
 		module) vmout+=("$i $ref") ;;
 		esac
 		continue ;;
-	"output: "*)
+	"output: "*|"output, exit "*)
+		# COMMAND runs as a block does (bash -e): its exit status must
+		# be 0, or N for "output, exit N: COMMAND".
+		want=0
+		if [ "${kind#output, exit }" != "$kind" ]; then
+			want=${kind#output, exit }; want=${want%%:*}
+			case $want in
+			""|*[!0-9]*) notok "$where: '${kind%%$'\n'*}': the status after 'exit' is no number (output, exit N: COMMAND)"; continue ;;
+			esac
+			kind="output: ${kind#*: }"
+		fi
 		{
-			echo 'actual=$( {'
+			echo 'set +e'
+			echo 'actual=$( set -e; {'
 			echo "${kind#output: }"
 			tail -n +2 "$out/blocks/$i.meta"
-			echo '} 2>&1 ) || true'
-			echo "printf '%s\\n' \"\$actual\" | bash tests/lib/same-shape.sh '$b'"
+			echo '} 2>&1 )'
+			echo 'rc=$?'
+			echo "printf '%s\\n' \"\$actual\" | bash tests/lib/same-shape.sh '$b'; shape=\$?"
+			echo "if [ \"\$rc\" != $want ]; then echo \"DOCS-STATUS: exit \$rc, not $want\"; exit 1; fi"
+			echo 'exit $shape'
 		} > "$out/blocks/$i.check.sh"
 		{ echo "${kind#output: }"; tail -n +2 "$out/blocks/$i.meta"; } > "$out/blocks/$i.cmd"
 		script[$i]=$out/blocks/$i.check.sh
@@ -353,7 +414,7 @@ for i in $(seq 1 "$n"); do
 		esac ;;
 	module) ;;
 	host|host-vm) ;;
-	*) notok "$where: unknown docs-test marker '$kind' (host, module, boots-vm, skip: REASON, not-a-command: WHAT, output, output of: TEXT, output: COMMAND, walked: SCRIPT)"; continue ;;
+	*) notok "$where: unknown docs-test marker '$kind' (host, module, boots-vm, skip: REASON, not-a-command: WHAT, output, output of: TEXT, output: COMMAND, output, exit N: COMMAND, walked: SCRIPT)"; continue ;;
 	esac
 	# a && b, wherever it is.
 	if [ "$kind" != output ]; then
@@ -415,7 +476,8 @@ for i in $(seq 1 "$n"); do
 	else
 		rc=$?
 		mapfile -t tail < <(tail -n 15 "$out/$i.log")
-		notok "$where $kind: $(first "$b") (exit $rc; $out/$i.log)" "${tail[@]}"
+		st=$(status_of "$out/$i.log")
+		notok "$where $kind: $(first "$b") (${st:-exit $rc}; $out/$i.log)" "${tail[@]}"
 	fi
 done
 
@@ -467,7 +529,8 @@ if [ ${#modules[@]} -gt 0 ]; then
 				ok "$where $what (VM $kv): $(first "$out/blocks/$i.sh")${expect[$i]:+ (output compared)}"
 			else
 				mapfile -t tail < <(tail -n 15 "$out/vm/block-$i.log" 2>/dev/null || tail -n 15 "$out/vm.log")
-				notok "$where $what (VM $kv): $(first "$out/blocks/$i.sh") (exit ${rc:-none}; vm.sh $vmrc)" "${tail[@]}"
+				st=$(status_of "$out/vm/block-$i.log")
+				notok "$where $what (VM $kv): $(first "$out/blocks/$i.sh") (${st:-exit ${rc:-none}}; vm.sh $vmrc)" "${tail[@]}"
 			fi
 		done
 		for v in "${vmout[@]}"; do

@@ -7,7 +7,13 @@
 # pages, examples and packaging files state (any X.Y.Z, but the other
 # software's named in the list below); debian/control for how many
 # packages `make deb` builds, wherever a README, guide, Makefile or test
-# says it, in words or digits. On the host, nothing built but userlib/uidgen.pc.
+# says it, in words or digits. And the manual pages the packages install
+# (each one make install-user puts under share/man, which debian/*.install
+# take whole; read from make -n -w) against the README's list of them
+# ("The manual pages, read from the tree with `man -l`"): each named there
+# by its path, section 3's as a group ("the other section 3 pages in
+# `DIR/`") when the list names one of them. On the host, nothing built but
+# userlib/uidgen.pc.
 #   tests/versions.sh
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -uo pipefail
@@ -90,4 +96,46 @@ check "the package-count scanner finds both planted counts (four across a line b
 	'counts "$out/planted" | tee "$out/found"; [ "$(wc -l < "$out/found")" = 2 ]'
 check "debian/control has $np packages; the docs say ${words[$np]}" \
 	'found=$(counts README.md Documentation/*.rst Makefile $(ls tests/*.sh | grep -v tests/versions.sh)); echo "$found"; [ -z "$found" ]'
+# installed_pages: the manual pages make install-user installs, as paths
+# in the tree, one a line.
+installed_pages() {
+	make -n -w install-user DESTDIR=/nonexistent PREFIX=/usr 2>/dev/null | awk -v top="$repo" '
+	/Entering directory/ { d = $0; sub(/.*Entering directory ./, "", d); sub(/.$/, "", d); dirs[++nd] = d; next }
+	/Leaving directory/ { nd--; next }
+	$1 == "install" && /\/share\/man\// {
+		dir = nd ? dirs[nd] : top
+		rel = substr(dir, length(top) + 2); if (rel != "") rel = rel "/"
+		t = 0
+		for (k = 2; k <= NF; k++) if ($k == "-t") t = k
+		if (t) { for (k = t + 2; k <= NF; k++) print rel $k }
+		else print rel $(NF - 1)
+	}' | sort -u
+}
+# unnamed README PAGE...: the pages README's list of manual pages leaves out.
+unnamed() {
+	local readme=$1 list p
+	shift
+	list=$(awk '/^- The manual pages/ { on = 1 } on && /^- / && !/^- The manual pages/ { exit } on' "$readme" | tr '\n' ' ')
+	for p in "$@"; do
+		case " $list " in
+		*"man -l $p\`"*) ;;
+		*) case $p in
+		   *.3)	case " $list " in
+			*"the other section 3 pages in \`$(dirname "$p")/\`"*) ;;
+			*) echo "$p" ;;
+			esac ;;
+		   *)	echo "$p" ;;
+		   esac ;;
+		esac
+	done
+}
+mapfile -t pages < <(installed_pages)
+check "make install-user installs manual pages of sections 1, 3, 4 and 8 (${#pages[@]})" \
+	'printf "%s\n" "${pages[@]}" | sed "s/.*\.//" | sort -u | paste -sd" " | grep -qx "1 3 4 8"'
+sed 's|`man -l lease/uidgen-lease.8`|`uidgen-lease`|' README.md > "$out/README-planted.md"
+check "the list scanner finds a page left out (lease/uidgen-lease.8 taken out of a copy)" \
+	'unnamed "$out/README-planted.md" "${pages[@]}" | grep -x lease/uidgen-lease.8 > /dev/null &&
+	 ! unnamed README.md "${pages[@]}" | grep -x lease/uidgen-lease.8 > /dev/null'
+check "the README's list of manual pages names every page the packages install" \
+	'found=$(unnamed README.md "${pages[@]}"); echo "$found"; [ -z "$found" ]'
 tap_end

@@ -263,6 +263,9 @@ static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
 		return UIDGEN_FMT_HEX;
 	if (*s && strspn(s, "0123456789") == len)
 		return UIDGEN_FMT_DEC;
+	/* A dash: only a UUID has one (its length is checked with it). */
+	if (len > 1 && strchr(s + 1, '-'))
+		return FMT_UUID;
 	/* No ID has 26, 32 or 36 characters in the other formats. */
 	if (len == 36 || len == 32)
 		return FMT_UUID;
@@ -286,6 +289,79 @@ static const char *format_what(enum uidgen_format fmt)
 	}
 }
 
+/*
+ * @s, read as a UUID or ULID, is not one uidgen's view maps back to an ID
+ * (uidgen_parse_uuid() or uidgen_from_uuid() returned @ret; @u: the 128
+ * bits, if it parsed): say which check failed, and what to do. Where a
+ * character is wrong, uidgen_parse_uuid() itself finds it: @s's character
+ * put into a text that is right everywhere else.
+ */
+static void bad_uuid(const char *s, const uint8_t *u,
+		     const struct uidgen_info *info, int ret)
+{
+	static const char uuid0[] = "00000000-0000-0000-0000-000000000000";
+	static const char copied[] = "check that it was copied whole";
+	char t[sizeof(uuid0)];
+	size_t len = strlen(s), k;
+	unsigned int ver, var;
+	uint8_t tmp[16];
+
+	fprintf(stderr, "%s: %s: ", prog, s);
+	if (!u && len != 36 && len != 32 && len != 26) {
+		fprintf(stderr, "not a UUID or ULID: %zu characters; a UUID has 36 (8-4-4-4-12 hex digits) or 32 (hex digits only), a ULID 26: %s\n",
+			len, copied);
+		return;
+	}
+	if (!u && len == 26 && ret == -ERANGE) {
+		fprintf(stderr, "not a ULID: its first digit is '%c'; a ULID's is 0 to 7 (128 bits): %s\n",
+			s[0], copied);
+		return;
+	}
+	if (!u) {
+		/* A template of the same length: 36 with dashes, 32 or 26 without. */
+		if (len == 36)
+			memcpy(t, uuid0, sizeof(t));
+		else
+			snprintf(t, sizeof(t), "%.*s", (int)len,
+				 "000000000000000000000000000000000000");
+		for (k = 0; k < len; k++) {
+			t[k] = s[k];
+			if (uidgen_parse_uuid(t, tmp) == -EINVAL)
+				break;
+			t[k] = len == 36 ? uuid0[k] : '0';
+		}
+		if (k == len)
+			fprintf(stderr, "not a UUID or ULID (%s): %s\n", strerror(-ret), copied);
+		else if (len == 26)
+			fprintf(stderr, "not a ULID: character %zu ('%c') is not a Crockford base32 digit: %s\n",
+				k + 1, s[k], copied);
+		else if (len == 36 && uuid0[k] == '-')
+			fprintf(stderr, "not a UUID: character %zu is '%c', not the '-' of 8-4-4-4-12: %s\n",
+				k + 1, s[k], copied);
+		else
+			fprintf(stderr, "not a UUID: character %zu ('%c') is not a hex digit: %s\n",
+				k + 1, s[k], copied);
+		return;
+	}
+	ver = u[6] >> 4;
+	var = u[8] >> 4;
+	if (ver != 7 && ver != 8) {
+		fprintf(stderr, "a version %u UUID (its 13th hex digit), and uidgen's are version 7 (8 with UIDGEN_UUID_V8): not one uidgen made; decode what '%s -f uuid' or uidgen_to_uuid() printed\n",
+			ver, prog);
+		return;
+	}
+	if ((var & 0xc) != 0x8) {
+		fprintf(stderr, "not an RFC 9562 UUID: its variant (the 17th hex digit, %x) is not 8, 9, a or b, as uidgen's always is: %s\n",
+			var, copied);
+		return;
+	}
+	fprintf(stderr, "a UUIDv%u, but not one uidgen's view maps back under the layout %u/%u/%u/%u, tick %u us, epoch %llu ms (%s): decode it with the layout it was made under (where that module is loaded, or -d its device), or decode its 64-bit ID\n",
+		ver, info->ts_bits, info->node_bits, info->slot_bits,
+		info->seq_bits, info->tick_us, (unsigned long long)info->epoch_ms,
+		ret == -ERANGE ? "its time is before the epoch or after the layout's last tick" :
+		"it has bits set that uidgen's view of an ID never sets");
+}
+
 static int cmd_decode(const char *dev, char **argv, int argc,
 		      enum uidgen_format fmt, const char *fmt_arg)
 {
@@ -298,6 +374,7 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 	uint8_t u[16];
 	uint64_t id;
 	int i, ret, parsed, status = 0;
+	size_t len;
 
 	if (!argc) {
 		fprintf(stderr, "%s: decode needs at least one ID: see '%s decode --help'\n",
@@ -324,6 +401,18 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			parsed = !ret;
 			if (!ret)
 				ret = uidgen_from_uuid(&info, u, &id);
+			/*
+			 * Which check failed; but a text of no UUID's or
+			 * ULID's length that -f said to read so gets -f's
+			 * message, below.
+			 */
+			len = strlen(argv[i]);
+			if (ret && (parsed || fmt == UIDGEN_FMT_AUTO ||
+				    len == 36 || len == 32 || len == 26)) {
+				bad_uuid(argv[i], parsed ? u : NULL, &info, ret);
+				status = 1;
+				continue;
+			}
 		} else {
 			ret = uidgen_parse(argv[i], f, &id);
 			parsed = !ret;
@@ -918,7 +1007,7 @@ static int help(enum cmd_id id)
 		for (i = 0; i < 3; i++)
 			print_synopsis(stdout, state[i], i ? "       " : "Usage: ");
 		for (i = 0; i < 3; i++)
-			printf("\n%s: %s%s%s", commands[state[i]].name,
+			printf("\n%s:\n%s%s%s", commands[state[i]].name,
 			       commands[state[i]].about,
 			       commands[state[i]].options ? "\n" : "",
 			       commands[state[i]].options ? commands[state[i]].options : "");
@@ -1057,6 +1146,31 @@ static int bad_option(enum cmd_id id, char **argv)
 		if (n == total)
 			fprintf(stderr, "): ");
 	}
+	see_help(id);
+	return 2;
+}
+
+/*
+ * Option @val given a second time (@now its value, @was the first one's;
+ * NULL for one that takes none): refused, saying which.
+ */
+static int given_twice(enum cmd_id id, int val, const char *was, const char *now)
+{
+	const struct option *o;
+
+	for (o = commands[id].opts; o->name && o->val != val; o++)
+		;
+	if (commands[id].name)
+		fprintf(stderr, "%s: %s: ", prog, commands[id].name);
+	else
+		fprintf(stderr, "%s: ", prog);
+	if (val < OPT_AHEAD)
+		fprintf(stderr, "-%c (--%s) given twice", val, o->name);
+	else
+		fprintf(stderr, "--%s given twice", o->name);
+	if (now)
+		fprintf(stderr, " ('%s', then '%s')", was, now);
+	fprintf(stderr, ": give it once: ");
 	see_help(id);
 	return 2;
 }
@@ -1203,6 +1317,8 @@ int main(int argc, char **argv)
 	struct keep_opts ko = { .ahead_ms = 60000, .every_ms = 20000 };
 	struct floor_src src = { 0 };
 	unsigned long long v;
+	static const char *seen_arg[OPT_STATE + 1];
+	static char seen[OPT_STATE + 1];
 	enum cmd_id id;
 	int c, words;
 
@@ -1233,6 +1349,13 @@ int main(int argc, char **argv)
 	optind = 0;
 	while ((c = getopt_long(argc, argv, commands[id].shortopts,
 				commands[id].opts, NULL)) != -1) {
+		/* Each option once: a second one is refused, not the last kept. */
+		if (c > 0 && c <= OPT_STATE && c != ':' && c != '?') {
+			if (seen[c])
+				return given_twice(id, c, seen_arg[c], optarg);
+			seen[c] = 1;
+			seen_arg[c] = optarg;
+		}
 		switch (c) {
 		case 'd':
 			device = optarg;

@@ -65,6 +65,35 @@ fails "decode -f with no value" 2 \
 	decode 1 -f
 fails "-n with no value" 2 "uidgen: -n needs a value: see 'uidgen --help'" -n
 fails "-f oct" 2 "uidgen: -f 'oct': unknown format: give dec, hex, b32, uuid or ulid" -f oct
+# --- An option given twice is refused, saying which (19 review) ------------
+fails "-n 5 -n 6" 2 \
+	"uidgen: -n (--count) given twice ('5', then '6'): give it once: see 'uidgen --help'" \
+	-n 5 -n 6
+fails "--count 5 -n 6: the same option" 2 \
+	"uidgen: -n (--count) given twice ('5', then '6'): give it once: see 'uidgen --help'" \
+	--count 5 -n 6
+fails "decode -f hex -f dec" 2 \
+	"uidgen: decode: -f (--format) given twice ('hex', then 'dec'): give it once: see 'uidgen decode --help'" \
+	decode -f hex 1 -f dec
+fails "-d twice" 2 \
+	"uidgen: info: -d (--device) given twice ('$tmp/a', then '$tmp/b'): give it once: see 'uidgen info --help'" \
+	-d "$tmp/a" info -d "$tmp/b"
+fails "set-node --new --new" 2 \
+	"uidgen: set-node: --new given twice: give it once: see 'uidgen set-node --help'" \
+	set-node 7 --new --new
+fails "set-node --floor twice" 2 \
+	"uidgen: set-node: --floor given twice ('1', then '2'): give it once: see 'uidgen set-node --help'" \
+	set-node 7 --floor 1 --floor 2
+# (timeout: a state keep that took it would wait for the device)
+U0=$U; U="timeout 5 $U"
+fails "state keep --every-ms twice" 2 \
+	"uidgen: state keep: --every-ms given twice ('5', then '6'): give it once: see 'uidgen state keep --help'" \
+	state keep "$tmp/st" --every-ms 5 --every-ms 6
+U=$U0
+fails "state restore --ahead-ms twice (the first one bad too)" 2 \
+	"uidgen: state restore: --ahead-ms given twice ('0', then '5'): give it once: see 'uidgen state restore --help'" \
+	state restore "$tmp/st" --ahead-ms 0 --ahead-ms=5
+
 fails "decode -f oct" 2 \
 	"uidgen: -f 'oct': unknown format: give auto, dec, hex, b32, uuid or ulid" decode -f oct 1
 # -d, -h and -V are every command's, before or after it.
@@ -122,6 +151,12 @@ like "help state: restore" "$h" "^Usage: uidgen \[-d DEVICE\] state restore FILE
 like "help state: keep" "$h" "^ +uidgen \[-d DEVICE\] state keep FILE \[--ahead-ms MS\] \[--every-ms MS\]\$"
 like "help state: save" "$h" "^ +uidgen \[-d DEVICE\] state save FILE\$"
 is "state --help is help state" "$($U state --help)" "$h"
+# Every help text, of every command: no line over 80 columns.
+for c in "" help decode info set-node revoke-node stats state "state restore" \
+	"state keep" "state save"; do
+	long=$($U $c --help | awk 'length > 80 { print length ": " $0 }')
+	is "uidgen${c:+ $c} --help: no line over 80 columns" "$long" ""
+done
 like "decode --help: -f auto" "$($U decode --help)" "^  -f, --format FMT +how to read the IDs: auto \(default"
 like "set-node --help: --new" "$($U set-node --help)" "^  --new +"
 fails "help of an unknown command" 2 \
@@ -200,9 +235,36 @@ fails "decode -f b32 of a UUID" 1 \
 	"uidgen: 01a22b21-6ca0-7000-8e10-000000000000: not a base32 ID (13 Crockford base32 digits), which -f b32 reads; without -f, decode reads each ID by its form" \
 	decode -f b32 01a22b21-6ca0-7000-8e10-000000000000
 fails "decode garbage (auto)" 1 "uidgen: nonsense: not a uidgen ID (Invalid argument)" decode nonsense
-fails "decode of a random UUID" 1 \
-	"uidgen: 3f2504e0-4f89-41d3-9a0c-0305e82c3301: not a uidgen ID (Invalid argument)" \
+# A UUID or ULID it cannot decode: which check failed, and what to do.
+CHECK="check that it was copied whole"
+fails "decode of a UUID one digit short" 1 \
+	"uidgen: 01a22b21-6ca0-7000-8e10-00000000000: not a UUID or ULID: 35 characters; a UUID has 36 (8-4-4-4-12 hex digits) or 32 (hex digits only), a ULID 26: $CHECK" \
+	decode 01a22b21-6ca0-7000-8e10-00000000000
+fails "decode of a UUID with a letter that is no hex digit" 1 \
+	"uidgen: 01a22b21-6ca0-7000-8e10-00000000000g: not a UUID: character 36 ('g') is not a hex digit: $CHECK" \
+	decode 01a22b21-6ca0-7000-8e10-00000000000g
+fails "decode of a UUID with a dash missing" 1 \
+	"uidgen: 01a22b21x6ca0-7000-8e10-000000000000: not a UUID: character 9 is 'x', not the '-' of 8-4-4-4-12: $CHECK" \
+	decode 01a22b21x6ca0-7000-8e10-000000000000
+fails "decode of a ULID with a U" 1 \
+	"uidgen: 01M8NJ2V50E008W4000000000U: not a ULID: character 26 ('U') is not a Crockford base32 digit: $CHECK" \
+	decode 01M8NJ2V50E008W4000000000U
+fails "decode of a ULID over 128 bits" 1 \
+	"uidgen: 81M8NJ2V50E008W40000000000: not a ULID: its first digit is '8'; a ULID's is 0 to 7 (128 bits): $CHECK" \
+	decode 81M8NJ2V50E008W40000000000
+fails "decode of a random (v4) UUID" 1 \
+	"uidgen: 3f2504e0-4f89-41d3-9a0c-0305e82c3301: a version 4 UUID (its 13th hex digit), and uidgen's are version 7 (8 with UIDGEN_UUID_V8): not one uidgen made; decode what 'uidgen -f uuid' or uidgen_to_uuid() printed" \
 	decode 3f2504e0-4f89-41d3-9a0c-0305e82c3301
+fails "decode of a UUID of another variant" 1 \
+	"uidgen: 01a22b21-6ca0-7000-0e10-000000000000: not an RFC 9562 UUID: its variant (the 17th hex digit, 0) is not 8, 9, a or b, as uidgen's always is: $CHECK" \
+	decode 01a22b21-6ca0-7000-0e10-000000000000
+MAPS="decode it with the layout it was made under (where that module is loaded, or -d its device), or decode its 64-bit ID"
+fails "decode of a UUIDv7 uidgen's view does not map back (its sub-ms fraction)" 1 \
+	"uidgen: 01a22b21-6ca0-7001-8e10-000000000000: a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (it has bits set that uidgen's view of an ID never sets): $MAPS" \
+	decode 01a22b21-6ca0-7001-8e10-000000000000
+fails "decode of a UUIDv7 from before the epoch" 1 \
+	"uidgen: 00000000-0001-7000-8000-000000000000: a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (its time is before the epoch or after the layout's last tick): $MAPS" \
+	decode 00000000-0001-7000-8000-000000000000
 
 # --- A file that is not the device (19.8) -----------------------------------
 for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do

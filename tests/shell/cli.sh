@@ -42,7 +42,8 @@ is "a known ID's UUID and ULID (default layout)" \
 	"time=2026-11-30T06:25:40.512Z node=7 slot=1 seq=0 id=120772217587765248 uuid=01a22b21-6ca0-7000-8e10-000000000000"
 err=$($U -d /nonexistent decode 3f2504e0-4f89-41d3-9a0c-0305e82c3301 2>&1); rc=$?
 is "decode of a random (v4) UUID exits 1" "$rc" 1
-like "and says it is no uidgen ID" "$err" "3f2504e0-4f89-41d3-9a0c-0305e82c3301: not a uidgen ID \(Invalid argument\)"
+is "and says it is a version 4 UUID, not one uidgen made" "$(printf '%s\n' "$err" | tail -n 1)" \
+	"uidgen: 3f2504e0-4f89-41d3-9a0c-0305e82c3301: a version 4 UUID (its 13th hex digit), and uidgen's are version 7 (8 with UIDGEN_UUID_V8): not one uidgen made; decode what 'uidgen -f uuid' or uidgen_to_uuid() printed"
 
 # One ID in three spellings decodes to one set of parts.
 id=$($U)
