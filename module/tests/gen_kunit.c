@@ -358,12 +358,12 @@ static void uidgen_exhausts_at_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->end_ms, uidgen_exhausts_at_ms(&c->l));
 }
 
-/* Floors: never a tick at or below; the anchor moves forward, never back. */
+/* Floors: never a tick at or below; the clock moves forward, never back. */
 static void uidgen_floor_test(struct kunit *test)
 {
 	struct uidgen_layout l = DEFAULT_LAYOUT;
 	struct uidgen_gen *g = new_gen(test, &l);
-	u64 now = uidgen_tick(g, BOOT_NS), floor = now + 3600000, first, wait;
+	u64 now = uidgen_tick(g, BOOT_NS), floor = now + 3600000, first, wait, heal;
 	s64 offset;
 	unsigned int i;
 
@@ -381,10 +381,12 @@ static void uidgen_floor_test(struct kunit *test)
 
 	/* A lower floor moves nothing back. */
 	offset = g->offset_ns;
+	heal = g->heal_end_ns;
 	KUNIT_EXPECT_EQ(test, 0, uidgen_set_floor(g, now, BOOT_NS + 2000));
 	KUNIT_EXPECT_EQ(test, offset, g->offset_ns);
-	/* A floor behind the clock leaves the clock alone. */
-	KUNIT_EXPECT_EQ(test, floor + 1 + 1000, uidgen_tick(g, BOOT_NS + 1000 + NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, heal, g->heal_end_ns);
+	/* A floor behind the clock leaves it alone: healing, at 15/16. */
+	KUNIT_EXPECT_EQ(test, floor + 1 + 937, uidgen_tick(g, BOOT_NS + 1000 + NSEC_PER_SEC));
 	/* No tick left above the floor. */
 	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_set_floor(g, g->max_tick, BOOT_NS));
 	KUNIT_EXPECT_EQ(test, floor + 1, uidgen_high_water(g));
