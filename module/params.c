@@ -579,8 +579,9 @@ void uidgen_clock_check(void)
 		logged = 0;
 		return;
 	}
+	/* Moved by less than the limit, or shrinking on the same side. */
 	if (abs(off - logged) <= limit ||
-	    ((off > 0) == (logged > 0) && abs(off) < abs(logged)))
+	    ((off ^ logged) >= 0 && abs(off) < abs(logged)))
 		return;
 	logged = off;
 	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"Clock steps\"\n",
