@@ -232,6 +232,28 @@ stats=$($U stats)
 like "stats: node active" "$stats" "^node_state +active\$"
 like "stats: grant mode off" "$stats" "^grant mode +off: no grant limit"
 like "stats: the clock offset" "$stats" "^clock_offset_ms +-?[0-9]+\$"
+# A floor 1 s ahead of the ID clock (a predecessor's grant, say; less the
+# time set-node takes to start under TCG, up to 0.5 s): stats shows the
+# lead, and it heals within the load at 1/16 of real time (16 s for 1 s),
+# falling all the way, back to the load's own offset (0 but for the anchor's
+# rounding).
+offset() { $U stats | sed -n 's/^clock_offset_ms  *//p'; }
+was=$(offset)
+is "set-node --floor 1 s ahead of the ID clock" \
+	"$($U set-node "$node" --floor $(($(cat $D/now_ms) + 1000)) > /dev/null 2>&1; echo $?)" 0
+lead=$(offset)
+ok "stats: clock_offset_ms is the lead, 500..1001 ms past $was ($lead)" \
+	[ $((lead - was)) -ge 500 -a $((lead - was)) -le 1001 ]
+prev=$lead rises=0 i=0
+while [ $i -lt $(((lead - was) * 16 / 1000 + 2)) ]; do
+	sleep 1
+	o=$(offset)
+	[ "$o" -le $((prev + 1)) ] || rises=$((rises + 1))
+	prev=$o i=$((i + 1))
+done
+is "stats: the lead falls, never rising ($lead .. $prev ms in $i s)" "$rises" 0
+ok "stats: clock_offset_ms back to $was +-1 16 times the lead later ($prev)" \
+	[ $((prev - was)) -ge -1 -a $((prev - was)) -le 1 ]
 like "stats: grant_waits" "$stats" "^grant_waits +[0-9]+\$"
 # stats is -d's device's: a node of the same device elsewhere shows the
 # same node ID and counters; a file that is not the device is refused.
