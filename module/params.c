@@ -584,7 +584,7 @@ void uidgen_clock_check(void)
 	    ((off ^ logged) >= 0 && abs(off) < abs(logged)))
 		return;
 	logged = off;
-	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"Clock steps\"\n",
+	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
 		abs(off), off > 0 ? "ahead of" : "behind");
 }
 
