@@ -614,6 +614,7 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 			const struct floor_src *src)
 {
 	unsigned long long node, floor = 0;
+	struct uidgen_info info;
 	struct state st;
 	struct uidgen *g;
 	int ret;
@@ -658,6 +659,19 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 	g = node_dev_open(dev);
 	if (!g)
 		return 1;
+	/*
+	 * A node ID pending from the load (node_id=, modprobe.d) is this
+	 * machine's as its administrator gave it: another one typed here is
+	 * a mistake (a step copied with someone else's number), not a wish
+	 * to replace it silently.
+	 */
+	if (!node_info(g, &info) &&
+	    info.node_state == UIDGEN_NODE_STATE_PENDING && info.node_id != node) {
+		uidgen_close(g);
+		fprintf(stderr, "%s: node ID %u is pending (node_id= at load, e.g. from /etc/modprobe.d), not %llu: complete it with '%s set-node %u --new|--floor MS|--state FILE'; if %llu is this machine's node ID, fix node_id= where it is set and run '%s revoke-node' first\n",
+			prog, info.node_id, node, prog, info.node_id, node, prog);
+		return 1;
+	}
 	ret = node_assign(g, node, src->is_new, floor, 0);
 	uidgen_close(g);
 	if (ret)

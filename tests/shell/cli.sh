@@ -130,6 +130,20 @@ like "set-node 010 assigns node 10, not 8 (octal)" "$($U info)" "^node_id: +10\$
 $U revoke-node
 $U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
 like "and the suite's node is back" "$($U info)" "^node_id: +$node\$"
+# A pending node ID (node_id= at load, modprobe.d) is the one set-node
+# completes: another node ID given by hand is refused, naming the pending one.
+$U revoke-node
+P=/sys/module/uidgen/parameters/node_id
+echo $((node ^ 1)) > $P
+like "node_id written in sysfs is pending" "$($U info)" "^node_id: +$((node ^ 1)), pending"
+err=$($U set-node "$node" --new 2>&1); rc=$?
+is "set-node of another node ID than the pending one exits 1" "$rc" 1
+is "and names the pending one and what to do" "$err" \
+	"uidgen: node ID $((node ^ 1)) is pending (node_id= at load, e.g. from /etc/modprobe.d), not $node: complete it with 'uidgen set-node $((node ^ 1)) --new|--floor MS|--state FILE'; if $node is this machine's node ID, fix node_id= where it is set and run 'uidgen revoke-node' first"
+like "and the pending node ID is left as it was" "$($U info)" "^node_id: +$((node ^ 1)), pending"
+$U revoke-node
+$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
+like "with none pending, set-node works" "$($U info)" "^node_id: +$node\$"
 
 # decode: a text of digits is decimal, whatever its length; base32 only
 # when it cannot be decimal. Every length 1..19, against the arithmetic
