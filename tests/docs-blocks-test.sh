@@ -500,4 +500,39 @@ check "good.md: passes, 5 checked (3 blocks run, 2 outputs compared), 2 not comm
 	'run "$out/docs/good.md"; [ "$rc" = 0 ] && grep -qx "1\.\.5" "$out/run.log" &&
 	 grep -qx "# Totals: pass:5 fail:0 xfail:0 xpass:0 skip:0 error:0" "$out/run.log" &&
 	 grep -qx "# not commands: 2; walked by suites of their own: 0" "$out/run.log"'
+# --- Only the block's own scratch directory is writable: not another
+# run's scratch copy (owned by nobody too), nor anything else of this
+# machine's files that nobody could write.
+# (Outside /tmp: a host block has a /tmp of its own.)
+if [ "$(id -u)" -eq 0 ]; then
+	other=$repo/build/docs-blocks-test-other.$$
+	rm -rf "$other"
+	mkdir -p "$other/clone"
+	chown -R 65534:65534 "$other"
+	doc scratch-other.md <<EOF
+${f}sh
+touch $other/clone/escaped-by-touch
+${f}
+
+${f}sh
+python3 -c 'open("$other/clone/escaped-by-python", "w").write("x")'
+${f}
+EOF
+	check "scratch-other.md: both blocks fail (another run's scratch copy is read-only)" \
+		'run "$out/docs/scratch-other.md"; [ "$rc" = 1 ] && grep -q "^not ok 1 .*touch" "$out/run.log" &&
+		 grep -q "^not ok 2 .*python3" "$out/run.log"'
+	check "scratch-other.md: nothing written into the other run's scratch copy" \
+		'ls -A "$other/clone"; [ -z "$(ls -A "$other/clone")" ]'
+	rm -rf "$other"
+fi
+doc scratch-own.md <<EOF
+${f}sh
+touch own-file
+mkdir -p sub && echo x > sub/y
+cat sub/y
+${f}
+EOF
+check "scratch-own.md: a block still writes its own scratch copy" \
+	'run "$out/docs/scratch-own.md"; [ "$rc" = 0 ] && grep -q "^ok 1 " "$out/run.log"'
+
 tap_end
