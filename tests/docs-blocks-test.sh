@@ -211,7 +211,7 @@ python3 -c 'import socket; socket.create_connection(("127.0.0.1", $(cat "$out/po
 ${f}
 EOF
 breaks escape-net.md "host: python3 -c 'import socket; socket.create_connection"
-check "escape-net.md: it never connected" '[ -e "$out/db-$k/1.log" ] && ! grep -q connected "$out/db-$k/1.log"'
+check "escape-net.md: it never connected" '[ -e "$out/db-$k/1.log" ] && ! grep -qx connected "$out/db-$k/1.log"'
 kill "$lpid" 2> /dev/null; wait "$lpid" 2> /dev/null
 
 # --- Shown output: literal but for blanks and the placeholders.
@@ -535,4 +535,88 @@ EOF
 check "scratch-own.md: a block still writes its own scratch copy" \
 	'run "$out/docs/scratch-own.md"; [ "$rc" = 0 ] && grep -q "^ok 1 " "$out/run.log"'
 
+# --- Failures bash -e alone lets pass: in $( ) of an argument, negated
+# with !, in the background.
+doc errexit-subst.md <<EOF
+${f}sh
+echo "version: \$(ls /nonexistent-docs-blocks)"
+${f}
+EOF
+breaks errexit-subst.md 'host: echo "version: $(ls /nonexistent-docs-blocks)" (exit'
+doc errexit-subst-ok.md <<EOF
+${f}sh
+echo "version: \$(echo 1)"
+if ls /nonexistent-docs-blocks 2> /dev/null; then echo yes; fi
+ls /nonexistent-docs-blocks 2> /dev/null || true
+x=\$(ls /nonexistent-docs-blocks 2> /dev/null || echo none)
+${f}
+EOF
+check "errexit-subst-ok.md: a condition, || true and a caught substitution still pass" \
+	'run "$out/docs/errexit-subst-ok.md"; [ "$rc" = 0 ] && grep -q "^ok 1 " "$out/run.log"'
+doc errexit-not.md <<EOF
+${f}sh
+! ls /
+${f}
+EOF
+breaks errexit-not.md "line 1: '! COMMAND' never stops bash -e"
+doc errexit-bg.md <<EOF
+${f}sh
+ls /nonexistent-docs-blocks &
+${f}
+EOF
+breaks errexit-bg.md "line 1: a command in the background ('&')"
+
+# --- Redirections are no commands: 2>&1, >&2, &> file.
+doc redirs.md <<EOF
+${f}sh
+ls 2>&1 | head -1
+echo x >&2
+echo y &> /dev/null
+echo z 1>&2 2> /dev/null
+${f}
+EOF
+check "redirs.md: 2>&1, >&2, &> and 1>&2 are read as redirections, and it runs" \
+	'run "$out/docs/redirs.md"; [ "$rc" = 0 ] && grep -q "^ok 1 " "$out/run.log"'
+
+# --- A console session's output is each command's own.
+doc console-swap.md <<EOF
+${f}console
+\$ echo b
+a
+\$ echo a
+b
+${f}
+EOF
+breaks console-swap.md "its output is not what the block shows"
+doc console-late.md <<EOF
+${f}console
+\$ echo a
+\$ echo b
+a
+${f}
+EOF
+breaks console-late.md "its output is not what the block shows"
+doc console-each.md <<EOF
+${f}console
+\$ echo a
+a
+\$ echo b
+b
+${f}
+EOF
+check "console-each.md: each command's own output, in order: passes" \
+	'run "$out/docs/console-each.md"; [ "$rc" = 0 ] && grep -q "^ok 1 .*echo a (output compared)" "$out/run.log"'
+
+# --- output: COMMAND is compared by the runner's own same-shape.sh, not
+# the scratch copy's (which a block before it can rewrite).
+doc shape-rewrite.md <<EOF
+${f}sh
+printf '#!/bin/bash\nexit 0\n' > tests/lib/same-shape.sh
+${f}
+<!-- docs-test: output: echo hello -->
+${f}text
+goodbye
+${f}
+EOF
+breaks shape-rewrite.md "output: goodbye (exit 1"
 tap_end
