@@ -619,4 +619,65 @@ goodbye
 ${f}
 EOF
 breaks shape-rewrite.md "output: goodbye (exit 1"
+# --- No block form goes unread or is taken for no command: each runs or
+# fails.
+doc quoted-fence.md <<EOF
+> ${f}sh
+> ls /nonexistent-docs-blocks
+> ${f}
+EOF
+breaks quoted-fence.md "a fence in a blockquote"
+doc pre-code.md <<EOF
+<pre><code>ls /nonexistent-docs-blocks
+</code></pre>
+EOF
+breaks pre-code.md "an HTML <pre> block"
+for l in SH Shell BASH; do
+	doc "lang-$l.md" <<EOF
+${f}$l
+ls /nonexistent-docs-blocks
+${f}
+EOF
+	breaks "lang-$l.md" "host: ls /nonexistent-docs-blocks (exit"
+done
+for l in shell-session sh-session Console; do
+	doc "session-$l.md" <<EOF
+${f}$l
+\$ echo a
+b
+${f}
+EOF
+	breaks "session-$l.md" "its output is not what the block shows"
+done
+for l in zsh ksh fish; do
+	doc "lang-$l.md" <<EOF
+${f}$l
+echo hi
+${f}
+EOF
+	breaks "lang-$l.md" "a \`\`\`$l block: blocks run with bash"
+done
+doc rst-quoted.rst <<EOF
+Run this::
+
+> ls /nonexistent-docs-blocks
+EOF
+breaks rst-quoted.rst "a quoted literal block"
+doc rst-doctest.rst <<EOF
+A session:
+
+>>> import os
+>>> os.listdir("/nonexistent-docs-blocks")
+EOF
+breaks rst-doctest.rst "a doctest block (>>>)"
+doc rst-grid.rst <<EOF
++------+-----------------------------+
+| step | command                     |
++======+=============================+
+| one  | run::                       |
+|      |                             |
+|      |   ls /nonexistent-docs-blocks |
++------+-----------------------------+
+EOF
+breaks rst-grid.rst "a literal block in a table cell"
 tap_end

@@ -32,8 +32,12 @@
 #
 # A ```text block or a bare fence must be marked (output, skip, or
 # not-a-command): output nobody compares is a failure; so is one that
-# holds "$ " lines (say ```console). A fence of another language (```c,
-# ```python, ```yaml ...) is not a command: listed and counted.
+# holds "$ " lines (say ```console). Language names are read in lower
+# case; ```shell-session (sh-session, bash-session, terminal) is a
+# console session; ```zsh (ksh, fish, csh) is a failure: blocks run with
+# bash. A fence of another language (```c, ```python, ```yaml ...) is not
+# a command: listed and counted. A fence in a blockquote and an HTML
+# <pre> block are failures (tests/lib/md-blocks.awk does not read them).
 #
 # In an .rst file (Documentation/), every literal block (a paragraph
 # ending in "::", ".. code-block::", ".. code::", ".. sourcecode::") is a
@@ -329,6 +333,10 @@ for i in $(seq 1 "$n"); do
 	*)
 		case $lang in
 		sh|bash|shell|console) ;;
+		shell-session|sh-session|shellsession|bash-session|terminal) lang=console ;;
+		zsh|ksh|mksh|fish|csh|tcsh)
+			notok "$where: a \`\`\`$lang block: blocks run with bash; write \`\`\`sh (or \`\`\`console), or mark it (docs-test: skip: REASON)"
+			continue ;;
 		text|"")
 			if [ -z "$kind" ]; then
 				if grep -q '^\$ ' "$b"; then
