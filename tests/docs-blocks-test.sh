@@ -211,7 +211,7 @@ python3 -c 'import socket; socket.create_connection(("127.0.0.1", $(cat "$out/po
 ${f}
 EOF
 breaks escape-net.md "host: python3 -c 'import socket; socket.create_connection"
-check "escape-net.md: it never connected" '[ -e "$out/db-$k/1.log" ] && ! grep -q connected "$out/db-$k/1.log"'
+check "escape-net.md: it never connected" '[ -e "$out/db-$k/1.log" ] && ! grep -qx connected "$out/db-$k/1.log"'
 kill "$lpid" 2> /dev/null; wait "$lpid" 2> /dev/null
 
 # --- Shown output: literal but for blanks and the placeholders.
@@ -500,4 +500,184 @@ check "good.md: passes, 5 checked (3 blocks run, 2 outputs compared), 2 not comm
 	'run "$out/docs/good.md"; [ "$rc" = 0 ] && grep -qx "1\.\.5" "$out/run.log" &&
 	 grep -qx "# Totals: pass:5 fail:0 xfail:0 xpass:0 skip:0 error:0" "$out/run.log" &&
 	 grep -qx "# not commands: 2; walked by suites of their own: 0" "$out/run.log"'
+# --- Only the block's own scratch directory is writable: not another
+# run's scratch copy (owned by nobody too), nor anything else of this
+# machine's files that nobody could write.
+# (Outside /tmp: a host block has a /tmp of its own.)
+if [ "$(id -u)" -eq 0 ]; then
+	other=$repo/build/docs-blocks-test-other.$$
+	rm -rf "$other"
+	mkdir -p "$other/clone"
+	chown -R 65534:65534 "$other"
+	doc scratch-other.md <<EOF
+${f}sh
+touch $other/clone/escaped-by-touch
+${f}
+
+${f}sh
+python3 -c 'open("$other/clone/escaped-by-python", "w").write("x")'
+${f}
+EOF
+	check "scratch-other.md: both blocks fail (another run's scratch copy is read-only)" \
+		'run "$out/docs/scratch-other.md"; [ "$rc" = 1 ] && grep -q "^not ok 1 .*touch" "$out/run.log" &&
+		 grep -q "^not ok 2 .*python3" "$out/run.log"'
+	check "scratch-other.md: nothing written into the other run's scratch copy" \
+		'ls -A "$other/clone"; [ -z "$(ls -A "$other/clone")" ]'
+	rm -rf "$other"
+fi
+doc scratch-own.md <<EOF
+${f}sh
+touch own-file
+mkdir -p sub && echo x > sub/y
+cat sub/y
+${f}
+EOF
+check "scratch-own.md: a block still writes its own scratch copy" \
+	'run "$out/docs/scratch-own.md"; [ "$rc" = 0 ] && grep -q "^ok 1 " "$out/run.log"'
+
+# --- Failures bash -e alone lets pass: in $( ) of an argument, negated
+# with !, in the background.
+doc errexit-subst.md <<EOF
+${f}sh
+echo "version: \$(ls /nonexistent-docs-blocks)"
+${f}
+EOF
+breaks errexit-subst.md 'host: echo "version: $(ls /nonexistent-docs-blocks)" (exit'
+doc errexit-subst-ok.md <<EOF
+${f}sh
+echo "version: \$(echo 1)"
+if ls /nonexistent-docs-blocks 2> /dev/null; then echo yes; fi
+ls /nonexistent-docs-blocks 2> /dev/null || true
+x=\$(ls /nonexistent-docs-blocks 2> /dev/null || echo none)
+${f}
+EOF
+check "errexit-subst-ok.md: a condition, || true and a caught substitution still pass" \
+	'run "$out/docs/errexit-subst-ok.md"; [ "$rc" = 0 ] && grep -q "^ok 1 " "$out/run.log"'
+doc errexit-not.md <<EOF
+${f}sh
+! ls /
+${f}
+EOF
+breaks errexit-not.md "line 1: '! COMMAND' never stops bash -e"
+doc errexit-bg.md <<EOF
+${f}sh
+ls /nonexistent-docs-blocks &
+${f}
+EOF
+breaks errexit-bg.md "line 1: a command in the background ('&')"
+
+# --- Redirections are no commands: 2>&1, >&2, &> file.
+doc redirs.md <<EOF
+${f}sh
+ls 2>&1 | head -1
+echo x >&2
+echo y &> /dev/null
+echo z 1>&2 2> /dev/null
+${f}
+EOF
+check "redirs.md: 2>&1, >&2, &> and 1>&2 are read as redirections, and it runs" \
+	'run "$out/docs/redirs.md"; [ "$rc" = 0 ] && grep -q "^ok 1 " "$out/run.log"'
+
+# --- A console session's output is each command's own.
+doc console-swap.md <<EOF
+${f}console
+\$ echo b
+a
+\$ echo a
+b
+${f}
+EOF
+breaks console-swap.md "its output is not what the block shows"
+doc console-late.md <<EOF
+${f}console
+\$ echo a
+\$ echo b
+a
+${f}
+EOF
+breaks console-late.md "its output is not what the block shows"
+doc console-each.md <<EOF
+${f}console
+\$ echo a
+a
+\$ echo b
+b
+${f}
+EOF
+check "console-each.md: each command's own output, in order: passes" \
+	'run "$out/docs/console-each.md"; [ "$rc" = 0 ] && grep -q "^ok 1 .*echo a (output compared)" "$out/run.log"'
+
+# --- output: COMMAND is compared by the runner's own same-shape.sh, not
+# the scratch copy's (which a block before it can rewrite).
+doc shape-rewrite.md <<EOF
+${f}sh
+printf '#!/bin/bash\nexit 0\n' > tests/lib/same-shape.sh
+${f}
+<!-- docs-test: output: echo hello -->
+${f}text
+goodbye
+${f}
+EOF
+breaks shape-rewrite.md "output: goodbye (exit 1"
+# --- No block form goes unread or is taken for no command: each runs or
+# fails.
+doc quoted-fence.md <<EOF
+> ${f}sh
+> ls /nonexistent-docs-blocks
+> ${f}
+EOF
+breaks quoted-fence.md "a fence in a blockquote"
+doc pre-code.md <<EOF
+<pre><code>ls /nonexistent-docs-blocks
+</code></pre>
+EOF
+breaks pre-code.md "an HTML <pre> block"
+for l in SH Shell BASH; do
+	doc "lang-$l.md" <<EOF
+${f}$l
+ls /nonexistent-docs-blocks
+${f}
+EOF
+	breaks "lang-$l.md" "host: ls /nonexistent-docs-blocks (exit"
+done
+for l in shell-session sh-session Console; do
+	doc "session-$l.md" <<EOF
+${f}$l
+\$ echo a
+b
+${f}
+EOF
+	breaks "session-$l.md" "its output is not what the block shows"
+done
+for l in zsh ksh fish; do
+	doc "lang-$l.md" <<EOF
+${f}$l
+echo hi
+${f}
+EOF
+	breaks "lang-$l.md" "a \`\`\`$l block: blocks run with bash"
+done
+doc rst-quoted.rst <<EOF
+Run this::
+
+> ls /nonexistent-docs-blocks
+EOF
+breaks rst-quoted.rst "a quoted literal block"
+doc rst-doctest.rst <<EOF
+A session:
+
+>>> import os
+>>> os.listdir("/nonexistent-docs-blocks")
+EOF
+breaks rst-doctest.rst "a doctest block (>>>)"
+doc rst-grid.rst <<EOF
++------+-----------------------------+
+| step | command                     |
++======+=============================+
+| one  | run::                       |
+|      |                             |
+|      |   ls /nonexistent-docs-blocks |
++------+-----------------------------+
+EOF
+breaks rst-grid.rst "a literal block in a table cell"
 tap_end

@@ -32,8 +32,12 @@
 #
 # A ```text block or a bare fence must be marked (output, skip, or
 # not-a-command): output nobody compares is a failure; so is one that
-# holds "$ " lines (say ```console). A fence of another language (```c,
-# ```python, ```yaml ...) is not a command: listed and counted.
+# holds "$ " lines (say ```console). Language names are read in lower
+# case; ```shell-session (sh-session, bash-session, terminal) is a
+# console session; ```zsh (ksh, fish, csh) is a failure: blocks run with
+# bash. A fence of another language (```c, ```python, ```yaml ...) is not
+# a command: listed and counted. A fence in a blockquote and an HTML
+# <pre> block are failures (tests/lib/md-blocks.awk does not read them).
 #
 # In an .rst file (Documentation/), every literal block (a paragraph
 # ending in "::", ".. code-block::", ".. code::", ".. sourcecode::") is a
@@ -68,7 +72,9 @@
 #                                      own, e.g. against a real etcd):
 #                                      counted, not run here
 #
-# Output compared (tests/lib/same-shape.sh): each line the docs show must
+# Output compared (tests/lib/same-shape.sh, the runner's own copy, never
+# the scratch copy's): in a console session, each command's own output
+# (a marker line printed before each command ties it), and each line the docs show must
 # be a line of the output, in order, to the character (digits too) but
 # for runs of blanks (any run of blanks) and these placeholders, which
 # the docs write for a value that differs in every run, and which match
@@ -78,7 +84,10 @@
 #   uidgen prints it (2026-12-01T12:52:04.748Z)
 # Any other <...> is literal.
 #
-# How blocks run: each with bash -e -o pipefail; a line with "a && b" is
+# How blocks run: each with bash -e -o pipefail, inherit_errexit and an
+# ERR trap (errtrace), so a failure in a $( ) inside another command's
+# words stops the block too; "! COMMAND" and "COMMAND &" (which bash -e
+# never stops at) are failures, not run; a line with "a && b" is
 # run as "{ a && b; } || exit" (bash -e alone stops at neither a's failure
 # nor b's unless the line is the block's last; a line ending in "\" and a
 # heredoc's text are part of their command's line); "&&" in a line that is
@@ -190,7 +199,7 @@ not_run() {	# not_run WHERE REASON
 	reasons[$2]=$(( ${reasons[$2]:-0} + 1 ))
 	echo "# unrun $1: $2"
 }
-first() { grep -m1 -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$1" | cut -c1-60; }
+first() { grep -m1 -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' -e '^printf .DOCS-BLOCKS-CMD ' "$1" | cut -c1-60; }
 
 # is_command WORD: the first word of a block names a command (the rule
 # for an .rst block with no marker).
@@ -230,8 +239,12 @@ cd_out() {
 # next; a line opening heredocs (tests/lib/heredocs.awk) goes on to the
 # end of their text, which is never changed.
 wrap_ands() {
-	local l logical= no=0 start=0 c hds=()
-	: > "$2"
+	local l logical= no=0 start=0 c hds=() bare
+	# bash -e misses a failure in a $( ) inside another command's words
+	# (echo "v: $(cmd)"): with inherit_errexit and errtrace the
+	# substitution stops at it, and its ERR trap stops the block too.
+	printf '%s\n' 'shopt -s inherit_errexit; set -E' \
+		'trap '"'"'rc=$?; echo "docs-blocks: exit $rc: $BASH_COMMAND" >&2; [ "$BASHPID" = "$$" ] || kill -TERM "$$"; exit "$rc"'"'"' ERR' > "$2"
 	while IFS= read -r l || [ -n "$l" ]; do
 		no=$((no + 1))
 		[ -n "$logical" ] || start=$no
@@ -246,6 +259,16 @@ wrap_ands() {
 			mapfile -t hds < <(printf '%s' "$logical" | tr '\n' ' ' |
 				awk -v words=1 -f tests/lib/heredocs.awk)
 			[ ${#hds[@]} -eq 0 ] || continue
+		fi
+		# "! cmd" and "cmd &" never stop bash -e, whatever cmd does.
+		bare=$(printf '%s' "$logical" | sed -e "s/'[^']*'//g" -e 's/"[^"]*"//g' -e 's/#.*//')
+		if printf '%s' "$bare" | grep -Eq '(^|[;|&({]|\b(then|do|else))[[:space:]]*![[:space:]]'; then
+			echo "line $start: '! COMMAND' never stops bash -e (whatever COMMAND does): write 'if COMMAND; then exit 1; fi'"
+			return 1
+		fi
+		if printf '%s' "$bare" | sed -e 's/&&//g' -e 's/[0-9]*[<>]&[0-9-]*//g' -e 's/&>>*//g' | grep -q '&'; then
+			echo "line $start: a command in the background ('&'): bash -e never sees its failure; run it in the foreground"
+			return 1
 		fi
 		case $logical in
 		*"&&"*)
@@ -267,7 +290,9 @@ wrap_ands() {
 status_of() { sed -n 's/^DOCS-STATUS: //p' "$1" 2>/dev/null | tail -n 1; }
 
 # shape_check EXPECTED LOG: the output a block shows against what it printed.
-shape_check() { bash tests/lib/same-shape.sh "$1" < "$2"; }
+# Always the runner's own copy, never the scratch copy's (a block may
+# rewrite that).
+shape_check() { bash "$repo/tests/lib/same-shape.sh" "$1" < "$2"; }
 
 notcmd=0
 walked=0
@@ -308,6 +333,10 @@ for i in $(seq 1 "$n"); do
 	*)
 		case $lang in
 		sh|bash|shell|console) ;;
+		shell-session|sh-session|shellsession|bash-session|terminal) lang=console ;;
+		zsh|ksh|mksh|fish|csh|tcsh)
+			notok "$where: a \`\`\`$lang block: blocks run with bash; write \`\`\`sh (or \`\`\`console), or mark it (docs-test: skip: REASON)"
+			continue ;;
 		text|"")
 			if [ -z "$kind" ]; then
 				if grep -q '^\$ ' "$b"; then
@@ -401,7 +430,7 @@ for i in $(seq 1 "$n"); do
 			tail -n +2 "$out/blocks/$i.meta"
 			echo '} 2>&1 )'
 			echo 'rc=$?'
-			echo "printf '%s\\n' \"\$actual\" | bash tests/lib/same-shape.sh '$b'; shape=\$?"
+			echo "printf '%s\\n' \"\$actual\" | bash '$repo/tests/lib/same-shape.sh' '$b'; shape=\$?"
 			echo "if [ \"\$rc\" != $want ]; then echo \"DOCS-STATUS: exit \$rc, not $want\"; exit 1; fi"
 			echo 'exit $shape'
 		} > "$out/blocks/$i.check.sh"

@@ -56,6 +56,8 @@ void say_not_loaded(void)
 {
 	fprintf(stderr, "%s: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then '%s state restore FILE' with its state file (what uidgen-state.service does at boot)\n",
 		prog, prog);
+	fprintf(stderr, "%s: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko node_id=N node_new=1'\n",
+		prog);
 }
 
 int module_loaded(void)
@@ -274,6 +276,42 @@ static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
 	return len == 13 ? UIDGEN_FMT_B32 : UIDGEN_FMT_DEC;
 }
 
+/* What decode reads, said after every text it cannot read. */
+#define DECODE_READS "decode reads a decimal ID (digits only, at most 9223372036854775807), 0x and up to 16 hex digits, 13 Crockford base32 digits, a UUID (36 or 32 hex digits) or a ULID (26 base32 digits)"
+
+/*
+ * @s (read by its form, no -f) is no ID: uidgen_parse() or uidgen_decode()
+ * returned @ret. Say what is wrong with it, then what decode reads.
+ */
+static void bad_id(const char *s, enum uidgen_format f, int ret)
+{
+	const char *digits = f == UIDGEN_FMT_HEX ? "0123456789abcdefABCDEF" :
+		f == UIDGEN_FMT_B32 ? "0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyzIiLlOo" :
+		"0123456789";
+	const char *kind = f == UIDGEN_FMT_HEX ? "hex" :
+		f == UIDGEN_FMT_B32 ? "Crockford base32" : "decimal";
+	const char *d = f == UIDGEN_FMT_HEX ? s + 2 : s;
+	size_t len = strlen(d), k = strspn(d, digits);
+
+	fprintf(stderr, "%s: '%s': not an ID: ", prog, s);
+	if (!*s)
+		fprintf(stderr, "it is empty");
+	else if (ret == -ERANGE)
+		fprintf(stderr, "too large: an ID has 63 bits, at most 9223372036854775807 (0x7fffffffffffffff)");
+	else if (f == UIDGEN_FMT_HEX && !len)
+		fprintf(stderr, "0x and no hex digit after it");
+	else if (k < len && (d[k] == ' ' || d[k] == '\t'))
+		fprintf(stderr, "character %zu is a blank", (size_t)(d - s) + k + 1);
+	else if (k < len)
+		fprintf(stderr, "character %zu ('%c') is not a %s digit",
+			(size_t)(d - s) + k + 1, d[k], kind);
+	else if (f == UIDGEN_FMT_HEX)
+		fprintf(stderr, "%zu hex digits, at most 16", len);
+	else
+		fprintf(stderr, "%s", strerror(-ret));
+	fprintf(stderr, "; " DECODE_READS "\n");
+}
+
 /* What -f FMT reads, for decode's message when a text is not that. */
 static const char *format_what(enum uidgen_format fmt)
 {
@@ -345,6 +383,11 @@ static void bad_uuid(const char *s, const uint8_t *u,
 	}
 	ver = u[6] >> 4;
 	var = u[8] >> 4;
+	if ((ver != 7 && ver != 8) && strlen(s) == 26) {
+		fprintf(stderr, "a ULID, but not one uidgen made: as a UUID its version (the 13th hex digit) is %u, and uidgen's are 7 (8 with UIDGEN_UUID_V8); decode what '%s -f ulid' or uidgen_to_uuid() printed\n",
+			ver, prog);
+		return;
+	}
 	if (ver != 7 && ver != 8) {
 		fprintf(stderr, "a version %u UUID (its 13th hex digit), and uidgen's are version 7 (8 with UIDGEN_UUID_V8): not one uidgen made; decode what '%s -f uuid' or uidgen_to_uuid() printed\n",
 			ver, prog);
@@ -410,7 +453,7 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			if (ret && (parsed || fmt == UIDGEN_FMT_AUTO ||
 				    len == 36 || len == 32 || len == 26)) {
 				bad_uuid(argv[i], parsed ? u : NULL, &info, ret);
-				status = 1;
+				status = 2;
 				continue;
 			}
 		} else {
@@ -423,13 +466,12 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			/* -f said how to read it, and it is not that. */
 			fprintf(stderr, "%s: %s: not %s, which -f %s reads; without -f, decode reads each ID by its form\n",
 				prog, argv[i], format_what(fmt), fmt_arg);
-			status = 1;
+			status = 2;
 			continue;
 		}
 		if (ret) {
-			fprintf(stderr, "%s: %s: not a uidgen ID (%s)\n", prog,
-				argv[i], strerror(-ret));
-			status = 1;
+			bad_id(argv[i], f, ret);
+			status = 2;
 			continue;
 		}
 		format_time(p.unix_ms, when, sizeof(when));
@@ -614,6 +656,7 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 			const struct floor_src *src)
 {
 	unsigned long long node, floor = 0;
+	struct uidgen_info info;
 	struct state st;
 	struct uidgen *g;
 	int ret;
@@ -627,6 +670,14 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 	if (parse_dec(argv[0], UIDGEN_NODE_NONE - 1, &node)) {
 		fprintf(stderr, "%s: '%s': not a decimal node ID (0 to the module's largest, see 'uidgen info')\n",
 			prog, argv[0]);
+		return 2;
+	}
+	if (!!src->is_new + !!src->has_floor + !!src->state > 1) {
+		fprintf(stderr, "%s: set-node: %s given together: give exactly one of --new, --floor MS and --state FILE, where node ID %llu's floor comes from\n",
+			prog, src->is_new && src->has_floor && src->state ?
+			"--new, --floor and --state" : src->is_new && src->has_floor ?
+			"--new and --floor" : src->is_new ? "--new and --state" :
+			"--floor and --state", node);
 		return 2;
 	}
 	if (!!src->is_new + !!src->has_floor + !!src->state != 1) {
@@ -658,6 +709,19 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 	g = node_dev_open(dev);
 	if (!g)
 		return 1;
+	/*
+	 * A node ID pending from the load (node_id=, modprobe.d) is this
+	 * machine's as its administrator gave it: another one typed here is
+	 * a mistake (a step copied with someone else's number), not a wish
+	 * to replace it silently.
+	 */
+	if (!node_info(g, &info) &&
+	    info.node_state == UIDGEN_NODE_STATE_PENDING && info.node_id != node) {
+		uidgen_close(g);
+		fprintf(stderr, "%s: node ID %u is pending (node_id= at load, e.g. from /etc/modprobe.d), not %llu: complete it with '%s set-node %u --new|--floor MS|--state FILE'; if %llu is this machine's node ID, fix node_id= where it is set and run '%s revoke-node' first\n",
+			prog, info.node_id, node, prog, info.node_id, node, prog);
+		return 1;
+	}
 	ret = node_assign(g, node, src->is_new, floor, 0);
 	uidgen_close(g);
 	if (ret)
@@ -1358,6 +1422,11 @@ int main(int argc, char **argv)
 		}
 		switch (c) {
 		case 'd':
+			if (!*optarg) {
+				fprintf(stderr, "%s: -d: the device path is empty: give the uidgen device with -d PATH (default " UIDGEN_DEVICE ")\n",
+					prog);
+				return 2;
+			}
 			device = optarg;
 			break;
 		case 'n':
@@ -1399,6 +1468,15 @@ int main(int argc, char **argv)
 		case ':':
 			return missing_value(id, argv);
 		default:
+			/* set-node -1: a negative node ID, read as an option. */
+			if (id == CMD_SET_NODE && optopt >= '0' && optopt <= '9') {
+				for (c = 1; c < argc - 1 && (argv[c][0] != '-' ||
+					argv[c][1] < '0' || argv[c][1] > '9'); c++)
+					;
+				fprintf(stderr, "%s: '%s': node IDs are 0 to the module's largest (2^node_bits - 1, see '%s info'), in decimal; to take the node ID away, '%s revoke-node'\n",
+					prog, argv[c], prog, prog);
+				return 2;
+			}
 			return bad_option(id, argv);
 		}
 	}

@@ -5,7 +5,8 @@
 # tests/docs-blocks.sh's allow-list. Assignments (X=y) and the prefix
 # words env, exec, time, command, nohup, !, if, while, until, elif, do,
 # then, else and the closing words are skipped to the word after them;
-# sudo is printed and so is the word after it. Single-quoted text and
+# sudo is printed and so is the word after it. A redirection (2>&1, >&2,
+# &> FILE, < FILE) and its target are no command. Single-quoted text and
 # comments are no commands; a for or case header is none either.
 # A heredoc's text (<<WORD, <<-WORD, <<'WORD', <<"WORD", up to its WORD
 # line) is no command, but for what $( ) and ` ` run in it when WORD is
@@ -149,6 +150,24 @@ nhd > 0 && sp == hdsp {
 			q = pop()
 			if (q == "\"") inq = "\""
 			i++
+			continue
+		}
+		if (ch ~ /[<>]/ || two == "&>") {
+			# A redirection (2>&1, >&2, &> FILE, < FILE, 3<>FILE): no
+			# command, and neither is its target. A word of digits
+			# right before it is its file descriptor.
+			if (inword && cur ~ /^[0-9]+$/) inword = 0
+			endword()
+			if (ch == "&") i++
+			while (substr(line, i, 1) ~ /[<>|]/) i++
+			if (substr(line, i, 1) == "&") i++
+			while (substr(line, i, 1) ~ /[ \t]/) i++
+			q = substr(line, i, 1)
+			if (q == "'" || q == "\"") {
+				k = index(substr(line, i + 1), q)
+				i += k ? k + 1 : L
+			}
+			while (i <= L && substr(line, i, 1) !~ /[ \t;&|()<>]/) i++
 			continue
 		}
 		if (ch ~ /[;&|(]/) { endword(); expect = 1; i++; continue }

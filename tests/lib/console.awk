@@ -12,7 +12,9 @@
 # is output too (what a command prints may start so).
 #   awk -f tests/lib/heredocs.awk -f tests/lib/console.awk -v cmds=FILE -v expect=FILE -v root=FILE SESSION
 # Writes the commands to CMDS (one a line, continuations and heredocs as
-# they are), the output to EXPECT.
+# they are), the output to EXPECT; before each command, to both, a line
+# "DOCS-BLOCKS-CMD N" (printed by a printf in CMDS), so that the output
+# shown under a command is compared with that command's own.
 function command(t) {
 	printf "%s\n", t > cmds
 	cont = t ~ /\\$/
@@ -21,6 +23,13 @@ function command(t) {
 		for (j = 1; j <= k; j++) { nhd++; hd[nhd] = w[j]; strip[nhd] = st[j] }
 	}
 	pending = cont ? pending t "\n" : ""
+}
+# Before each command, a line it prints and the output shows alike: each
+# command's shown output must then be in its own stretch of the output.
+function mark() {
+	ncmd++
+	printf "printf 'DOCS-BLOCKS-CMD %d\\n'\n", ncmd > cmds
+	printf "DOCS-BLOCKS-CMD %d\n", ncmd > expect
 }
 BEGIN { printf "" > cmds; printf "" > expect }
 { sub(/\r$/, "") }
@@ -42,9 +51,9 @@ cont {
 	command(t)
 	next
 }
-/^\$ / { command(substr($0, 3)); next }
+/^\$ / { mark(); command(substr($0, 3)); next }
 /^\$$/ { next }
-/^# / { command(substr($0, 3)); isroot = 1; next }
+/^# / { mark(); command(substr($0, 3)); isroot = 1; next }
 { printf "%s\n", $0 > expect }
 END {
 	if (isroot) print "root" > root

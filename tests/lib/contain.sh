@@ -7,7 +7,8 @@
 # machine's loopback is reachable), only its own processes to see or
 # signal, and, when started as root, as nobody (uid and gid 65534, no
 # other groups). DIR, the scratch directory the command may write, stays
-# as it is (also when it lies under /tmp). Not root: the same namespaces
+# as it is (also when it lies under /tmp); every other file system is
+# read-only (but /proc, /sys, /dev and the new tmpfs ones). Not root: the same namespaces
 # in a user namespace of its own, as the caller. An allowed command that
 # runs another (awk's system(), python3 -c, sed's e, make) is contained
 # as much as the block itself.
@@ -28,6 +29,25 @@ shift
 uid=$1 dir=$2
 shift 2
 die() { echo "tests/lib/contain.sh: $*: not running the command" >&2; exit 125; }
+# DIR a mount of its own, then every other mount but /proc, /sys and /dev
+# read-only: nothing but DIR is writable, not even what nobody owns
+# elsewhere (another run's scratch copy). A remount keeps the flags the
+# mount has (a user namespace may not drop nosuid, nodev or noexec).
+mount --no-canonicalize --bind "$dir" "$dir" || die "cannot bind $dir"
+while read -r _ _ _ _ mp opts _; do
+	mp=$(printf '%b' "${mp//\\/\\0}")
+	case $mp in
+	"$dir"|/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;;
+	esac
+	case ,$opts, in *,ro,*) continue ;; esac
+	keep=ro
+	for o in nosuid nodev noexec; do
+		case ,$opts, in *,$o,*) keep=$keep,$o ;; esac
+	done
+	mount --no-canonicalize -o "remount,bind,$keep" "$mp" || die "cannot make $mp read-only"
+done < <(tac /proc/self/mountinfo)
+# The working directory, if in DIR, into DIR's own (writable) mount.
+cd -- "$PWD" 2> /dev/null || die "cannot enter $PWD again"
 exec 9< "$dir" || die "cannot open $dir"
 for d in /tmp /var/tmp /dev/shm /run/lock; do
 	[ -d "$d" ] || continue

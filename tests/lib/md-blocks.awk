@@ -5,7 +5,9 @@
 # item's); it ends at a line of the same character, at least as long,
 # and nothing else; the block's lines lose the opening fence's indent.
 # KIND is the "<!-- docs-test: KIND -->" comment on the last non-blank
-# line before the fence, or "". LANG is the info string's first word.
+# line before the fence, or "". LANG is the info string's first word, in
+# lower case (```SH is ```sh). A fence in a blockquote ("> ```") and an
+# HTML <pre> block are KIND "bad: ...": this does not read them.
 #
 # N.sh is the block as it is (a script, a console session, which
 # tests/docs-blocks.sh splits with tests/lib/console.awk, output, a config
@@ -34,6 +36,26 @@ function columns(s,    c, k, ch) {
 	return c
 }
 { sub(/\r$/, "") }
+function bad(why) {
+	n++
+	printf "%s:%d\tbad: %s\t\n", f, NR, why > (dir "/" n ".meta")
+	printf "%s\n", $0 > (dir "/" n ".sh")
+	close(dir "/" n ".meta"); close(dir "/" n ".sh")
+}
+# Forms of code this does not read: each a failure, never unread.
+# (A quoted fence's own closing line is not a second one.)
+!infence && /^[ \t]*>[ \t>]*(```|~~~)/ {
+	if (!inquoted)
+		bad("a fence in a blockquote ('> ```'): tests/docs-blocks.sh does not read it; take it out of the quote")
+	inquoted = !inquoted
+	next
+}
+inquoted && !/^[ \t]*>/ { inquoted = 0 }
+inquoted { next }
+!infence && /<(pre|code)([ \t>]|$)/ && /<pre/ {
+	bad("an HTML <pre> block: tests/docs-blocks.sh does not read it; write it as a fence (```sh, ```console, ```text with a docs-test marker)")
+	next
+}
 # Outside fences: list items (the column their text starts at) and
 # indented code blocks.
 !infence && /[^ \t]/ && !/^[ \t]*(```+|~~~+)/ {
@@ -62,6 +84,7 @@ function columns(s,    c, k, ch) {
 	match(t, /^(`+|~+)/)
 	fence = substr(t, 1, RLENGTH)
 	lang = substr(t, RLENGTH + 1); sub(/^[ \t]+/, "", lang); sub(/[ \t{].*/, "", lang)
+	lang = tolower(lang)
 	infence = 1; start = NR; body = ""
 	marker = ""
 	if (match(prev, /<!-- docs-test: [^>]*-->/)) {

@@ -6,9 +6,17 @@
 # the previous block (its indented continuation lines joined with
 # newlines), or "" when there is none. A directive it does not know
 # (neither one of those nor one of prose, a table or a formula, listed in
-# BEGIN) is a block of KIND "bad: ...": nothing goes unrun unseen.
+# BEGIN) is a block of KIND "bad: ...", and so are a quoted literal block
+# ("::" then "> cmd" unindented), a doctest block (">>>") and a literal
+# block in a grid table's cell: nothing goes unrun unseen.
 #   awk -f tests/lib/rst-blocks.awk -v f=FILE -v dir=DIR -v n=N FILE
 function indent(s) { match(s, /^[ \t]*/); return RLENGTH }
+function bad(why) {
+	n++
+	printf "%s:%d\tbad: %s\n", f, NR, why > (dir "/" n ".meta")
+	printf "%s\n", $0 > (dir "/" n ".sh")
+	close(dir "/" n ".meta"); close(dir "/" n ".sh")
+}
 function flush() {
 	sub(/\n+$/, "", body)
 	if (body != "") {
@@ -47,6 +55,24 @@ want {
 		next
 	}
 	want = 0
+	# Not indented, but quoted (each line starting with the same
+	# punctuation, "> cmd"): a quoted literal block.
+	if (indent($0) == pi && substr($0, pi + 1, 1) ~ /[!-\/:-@\[-`{-~]/) {
+		bad("a quoted literal block ('::' then '" substr($0, pi + 1, 1) " ...'): tests/docs-blocks.sh does not read it; indent it instead")
+		next
+	}
+}
+# A doctest block (">>> "), and a literal block in a grid table's cell:
+# not read here, so failures.
+/^[ \t]*>>>( |$)/ && !indoctest {
+	bad("a doctest block (>>>): tests/docs-blocks.sh does not read it; write it as a literal block (::) of a command, or mark it")
+	indoctest = 1
+	next
+}
+/^[ \t]*$/ { indoctest = 0 }
+/^[ \t]*\|.*::[ \t]*\|[ \t]*$/ {
+	bad("a literal block in a table cell: tests/docs-blocks.sh does not read it; put the command after the table, as a literal block")
+	next
 }
 # A marker comment and its indented continuation lines.
 inmarker {
