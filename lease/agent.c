@@ -19,6 +19,13 @@
  *    (agent_deadline()), so a paused or cut-off agent stops issuing
  *    before anyone else can claim its ID.
  *
+ * A restore of etcd can forget a holder while its kernel issues up to its
+ * last grant: a fresh claim therefore opens only once our wall clock has
+ * passed any grant such a holder could have (claim_wait(); with every
+ * wall clock within clock_error_ms of the true time). SIGTERM leaves the
+ * node for the next start to adopt, which does not wait; SIGUSR1 hands it
+ * over (released).
+ *
  * The token makes the kernel refuse a stale agent: an assignment with a
  * token older than one it has seen, or a renew or revoke with a token
  * that is not the one in force, fails with ESTALE.
@@ -69,6 +76,7 @@ struct agent {
 	uint64_t deadline_ns;
 	uint64_t acquire_ns;	/* when this claim round began */
 	uint32_t claim_fence;	/* the device's fence generation before the claim */
+	uint64_t claimed_ms;	/* our wall clock once the claim was answered (P9) */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -814,6 +822,7 @@ static int acquire(struct agent *a)
 			if (!r) {
 				char fl[24] = "NEW";
 
+				a->claimed_ms = now_ms();	/* after the answer: P9 */
 				if (a->floor_ms != LEASE_FLOOR_NEW)
 					snprintf(fl, sizeof(fl), "%" PRIu64, a->floor_ms);
 				say("node %u: claimed (token %" PRId64 ", floor %s, grant %" PRIu64
@@ -881,6 +890,94 @@ static int fenced_since_claim(struct agent *a, const char *revoke)
 	return 1;
 }
 
+/*
+ * claim_wait() - a fresh claim (not an adoption) opens only above any
+ * grant that a holder this store does not know of could still have: etcd
+ * restored from a snapshot older than that holder's claim gives its ID to
+ * us, while its kernel issues up to its last grant. That grant was
+ * persisted before the restore, so before our claim was answered: at most
+ * its wall clock then + grant_window_ms (grants follow the ID clock, which
+ * stays on the wall clock: every install comes after this wait, with the
+ * wall clock past the floor). With every wall clock within clock_error_ms
+ * of the true time, it is below our wall clock at the answer +
+ * grant_window_ms + 2 x clock_error_ms. So we wait until our wall clock
+ * passes that, and the floor (model/fleet.pml, P9), keeping the lease
+ * alive; each keepalive must be answered before the deadline of the one
+ * before (our own deadline fence, the kernel having none yet: past it the
+ * lease may have expired and the ID been taken, and a restore can show
+ * the claim as ours again). Then the first grant is persisted, from now.
+ * Returns 0, -EAGAIN to start over (the caller releases), -ETIME when a
+ * deadline passed (the caller leaves the lease and claim alone: this may
+ * be a VM's copy, and they the original's), 1 on a stop signal, or
+ * -ESTALE (etcd went back in time: stop).
+ */
+static int claim_wait(struct agent *a)
+{
+	uint64_t until = a->claimed_ms + (uint64_t)a->c->grant_window_ms +
+			 2 * (uint64_t)a->c->clock_error_ms;
+	uint64_t deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl), g, t, w;
+	uint64_t next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
+	int r, said = 0;
+
+	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > until)
+		until = a->floor_ms;
+	while ((w = now_ms()) <= until) {
+		uint64_t left = until + 1 - w;
+
+		if (!said++)
+			say("node %u: waiting %.3f s before opening the claim, until our clock passes %" PRIu64
+			    " (any grant a holder unknown to etcd could have: grant_window_ms + 2 x clock_error_ms)",
+			    a->node, (double)left / 1e3, until);
+		t = etcd_boottime_ns() + left * 1000000ULL;
+		if (sleep_until(next < t ? next : t))
+			return 1;
+		if (etcd_boottime_ns() >= deadline) {
+			say("node %u: no keepalive answered within its deadline while waiting to open: "
+			    "the lease may have expired and the ID been taken; claiming again", a->node);
+			return -ETIME;
+		}
+		if (etcd_boottime_ns() < next)
+			continue;
+		r = keepalive(a);
+		if (etcd_went_back(a->e)) {
+			say("node %u: %s: stopping now", a->node, etcd_errmsg(a->e));
+			return -ESTALE;
+		}
+		if (r == -ENOENT) {
+			say("node %u: lease %" PRIx64 " is gone while waiting to open", a->node, (uint64_t)a->lease);
+			a->lease = 0;
+			return -EAGAIN;
+		}
+		if (r) {
+			/* again soon, within the deadline */
+			next = etcd_boottime_ns() + (uint64_t)a->ttl * 1000000000ULL / 20;
+			continue;
+		}
+		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+		next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
+	}
+	if (etcd_boottime_ns() >= deadline) {
+		say("node %u: the deadline of the last keepalive passed while waiting to open: claiming again",
+		    a->node);
+		return -ETIME;
+	}
+	/* The first grant, from now, persisted before the install. */
+	g = grant_base(a);
+	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > g)
+		g = a->floor_ms;
+	g += (uint64_t)a->c->grant_window_ms;
+	r = persist_grant(a, g);
+	if (etcd_went_back(a->e) || a->went_back)
+		return -ESTALE;
+	if (r) {
+		say("node %u: first grant after the wait: %s", a->node,
+		    r == -ENOLINK ? "the claim is gone from etcd, or is not ours" : etcd_errmsg(a->e));
+		return -EAGAIN;
+	}
+	a->grant_ms = g;
+	return 0;
+}
+
 /* install() - put the claimed node in force in the device. Returns 0,
  * -EAGAIN to start over, or a fatal -errno. */
 static int install(struct agent *a)
@@ -902,6 +999,17 @@ static int install(struct agent *a)
 	r = lease_dev_state(a->d, &st);
 	if (!r && st.fence != a->claim_fence) {
 		fenced_since_claim(a, NULL);
+		return -EAGAIN;
+	}
+	if (!r && etcd_boottime_ns() >= agent_deadline(a->c, a->ka_sent_ns, a->ttl)) {
+		/* Paused past the last keepalive's deadline since the claim:
+		 * the lease may have expired and the ID been taken, and a
+		 * restored store may show the claim again (P9). */
+		say("node %u: the last keepalive's deadline passed before the install: "
+		    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
+		    a->node, (uint64_t)a->lease);
+		a->lease = 0;
+		a->held = 0;
 		return -EAGAIN;
 	}
 	if (!r) {
@@ -1203,6 +1311,26 @@ static int adopt(struct agent *a)
 	return 1;
 }
 
+/*
+ * leave() - on SIGTERM (not a hand-over): leave the node in force in the
+ * device and the claim and lease in etcd, for the next start to adopt
+ * (adopt()): a restart then costs no wait (a fresh claim waits,
+ * claim_wait()). If nothing adopts it, the kernel revokes the node at its
+ * deadline and etcd frees the claim when the lease expires.
+ */
+static void leave(struct agent *a)
+{
+	if (!a->installed || !a->held)
+		return;
+	say("node %u: left in force for the next start to adopt (token %" PRId64
+	    "; the kernel revokes it at its deadline, in %.3f s, and etcd frees it a TTL after the last keepalive; "
+	    "a hand-over releases it: SIGUSR1)",
+	    a->node, a->token, (double)(a->deadline_ns - etcd_boottime_ns()) / 1e9);
+	a->installed = 0;
+	a->held = 0;
+	a->lease = 0;
+}
+
 int agent_run(struct agent *a)
 {
 	int r, h;
@@ -1235,6 +1363,22 @@ int agent_run(struct agent *a)
 			r = -ENOMEM;
 			break;
 		}
+		r = claim_wait(a);
+		if (r == 1)
+			break;
+		if (r == -ETIME) {
+			say("node %u: leaving lease %" PRIx64 " and the claim in etcd alone (they expire by themselves)",
+			    a->node, (uint64_t)a->lease);
+			a->lease = 0;
+			a->held = 0;
+			continue;
+		}
+		if (r == -EAGAIN) {
+			release(a, "the claim did not open");
+			continue;
+		}
+		if (r)
+			break;
 		r = install(a);
 		if (r == -EAGAIN) {
 			release(a, "install failed");
@@ -1244,6 +1388,8 @@ int agent_run(struct agent *a)
 			break;
 holding:
 		h = hold(a);
+		if (h == HOLD_STOP && lease_stop != LEASE_STOP_HANDOVER)
+			leave(a);
 		release(a, h == HOLD_STOP ? "shutdown" : h == HOLD_LOST ? "claim lost" :
 			h == HOLD_GONE ? "not in force in the device" :
 			h == HOLD_BACK ? "etcd went back in time" : "deadline passed");

@@ -30,6 +30,7 @@ struct lease_conf {
 	long grant_window_ms;	/* how far ahead of now grants reach; 0: 2/3 TTL */
 	long timeout_ms;	/* per etcd request */
 	long retry_ms;		/* wait between claim rounds when no ID is free */
+	long clock_error_ms;	/* bound on any wall clock's error (P9's wait) */
 };
 
 void lease_conf_defaults(struct lease_conf *c);

@@ -33,6 +33,12 @@ import argparse, collections, statistics, sys
 ap = argparse.ArgumentParser()
 ap.add_argument("--watch")
 ap.add_argument("--sim", action="append", default=[])
+# --boot-wall NS: CLOCK_REALTIME - CLOCK_BOOTTIME on this host (the
+# stand-ins' logs are in CLOCK_BOOTTIME): with it, the ID time (ms) each
+# interval could issue, and how much of it two agents could both issue
+# under one node ID (RESULT sim_tick_overlap_ms; the stand-ins share the
+# host's wall clock).
+ap.add_argument("--boot-wall", type=int)
 ap.add_argument("--ids", action="append", default=[])
 ap.add_argument("--layout", nargs=2, type=int)
 ap.add_argument("--tick-us", type=int, default=1000)
@@ -88,6 +94,7 @@ if a.watch:
 if a.sim:
     # who -> current interval; node -> list of (start, end, who, token)
     iv = collections.defaultdict(list)
+    ticks = []
     cur = {}
     for path in a.sim:
         for line in open(path):
@@ -100,15 +107,19 @@ if a.sim:
             # In force from the first change that lets it issue: the
             # agent installs a claim closed (open=0) until it has seen
             # that its device was not forked since the claim.
+            gr = int(kv.get("grant", "0"))
             if ev in ("install", "renew") and who in cur:
                 cur[who][1] = dl
+                cur[who][4] = max(cur[who][4], gr) if gr and cur[who][4] else 0
             elif ev in ("install", "renew") and kv.get("open", "1") == "1":
-                cur[who] = [t, dl, node, tok]
+                cur[who] = [t, dl, node, tok, gr, int(kv.get("floor", "0"))]
             elif ev in ("revoke", "expire", "fork") and who in cur:
-                s, d, n, k = cur.pop(who)
+                s, d, n, k, g, fl = cur.pop(who)
                 iv[n].append((s, min(t, d), who, k))
-    for who, (s, d, n, k) in cur.items():
+                ticks.append((n, s, min(t, d), who, g, fl))
+    for who, (s, d, n, k, g, fl) in cur.items():
         iv[n].append((s, d, who, k))
+        ticks.append((n, s, d, who, g, fl))
     # With etcd's history, a token (a create_revision, unique in the
     # store) names the very key: agents of several clusters may share
     # one node number.
@@ -152,6 +163,28 @@ if a.sim:
     res("sim_intervals", sum(len(x) for x in iv.values()))
     res("sim_overlaps", overlaps)
     bad += overlaps
+    if a.boot_wall is not None:
+        # The ID time (ms) an interval could issue: from its wall clock at
+        # the start (or past its floor: the ID clock moved there) to its
+        # grant, and no further than its ID clock at the end.
+        def span(s, e, g, fl):
+            w0, w1 = (s + a.boot_wall) // 1000000, (e + a.boot_wall) // 1000000
+            lo = max(w0, fl + 1)
+            hi = w1 + (lo - w0)
+            return lo, (min(hi, g) if g else hi)
+        both = 0
+        for i, x in enumerate(ticks):
+            for y in ticks[i + 1:]:
+                if x[0] != y[0] or x[3] == y[3]:
+                    continue
+                (l0, h0), (l1, h1) = span(*x[1:3], *x[4:6]), span(*y[1:3], *y[4:6])
+                o = min(h0, h1) - max(l0, l1) + 1
+                if o > 0:
+                    both += o
+                    print("node %d: ID time %d..%d (%s) and %d..%d (%s): %d ms both could issue"
+                          % (x[0], l0, h0, x[3], l1, h1, y[3], o))
+        res("sim_tick_overlap_ms", both)
+        bad += both
     if a.watch:
         res("sim_unknown_tokens", unknown)
         res("sim_after_etcd_freed", late)
