@@ -15,9 +15,15 @@
  *   CFG_RESTORE  etcd snapshot taken at any time, restored at any later
  *                time (revision, keys and the snapshot's leases come back,
  *                leases keep their IDs); 2 agents on 2 machines, 1 node ID.
+ *                New protocol: the machines' clocks 2E apart (machine 0
+ *                E ahead, machine 1 E behind: the pair P9's bound is
+ *                about), agent 0 may be paused (-DPAUSES=0: not), and,
+ *                unless -DNOSTOP, one holder stopped (SIGTERM: left for
+ *                adoption, or a hand-over) and restarted a tick later.
  *                With -DOPRULE: the operator rule: every agent is stopped
- *                (SIGTERM) and every kernel idle before the restore, and
- *                none starts before RWAIT ticks after it.
+ *                (SIGTERM or hand-over) and every kernel idle before the
+ *                restore, and none starts before RWAIT ticks after it
+ *                (new protocol: 0, restarted at once).
  *   CFG_LOSS     one etcd answer lost after the operation applied (claim,
  *                grant, lease revoke, release); 2 agents, 2 node IDs.
  *   CFG_TWO      a second agent started on the first agent's device (and
@@ -312,7 +318,14 @@ byte tcl[NA];		/* the tick of the claim (P9's wait bound) */
 #define PAUSES 1
 #endif
 #endif
+#if defined(CFG_RESTORE) && !defined(TODAY) && !defined(OPRULE)
+/* the restore runs: the agent on the machine whose clock is ahead (see
+ * init), either role: the holder the restore forgets, or a claimer whose
+ * claim the restore brings back (half the states) */
+#define MAYPAUSE(x) (x == 0)
+#else
 #define MAYPAUSE(x) true	/* CFG_CLONE: the copy may start late instead */
+#endif
 byte npause;
 byte loss;		/* answers that may still be lost */
 byte nsigterm, nsigkill, nrestart, nclone;
@@ -689,6 +702,16 @@ inline stop(a) {
 #endif
 }
 
+/* P9: a claim past its deadline before its install: the lease and claim
+ * are left alone (this may be a VM's copy, and they the original's, as
+ * P6 and P8), a new lease for the next claim */
+inline lapse(a) {
+	lease[a] = 0;
+	held[a] = 0;
+	retry[a] = now + 1;
+	pc[a] = ACQ
+}
+
 /* a hold round or install that ends: release, sleep, claim again */
 inline lose(a) {
 	release(a);
@@ -921,7 +944,7 @@ proctype agent(byte a)
 			 * have expired and the ID been taken meanwhile, even if
 			 * etcd (restored) shows the claim: start over */
 			printf("t%d: agent %d: claim wait past its deadline %d: claims again\n", now, a, adl[a]);
-			lose(a)
+			lapse(a)
 		:: !BACK(a) && !LAPSED(a) && WALLK(ak[a]) > afen[a] ->
 			printf("t%d: agent %d: wall %d past F %d: opens its claim\n", now, a, WALLK(ak[a]), afen[a]);
 			pc[a] = CLAIMB
@@ -943,7 +966,7 @@ proctype agent(byte a)
 		:: BACK(a) -> p3stop(a)
 		:: !BACK(a) && LAPSED(a) ->
 			printf("t%d: agent %d: claim past its deadline %d: claims again\n", now, a, adl[a]);
-			lose(a)
+			lapse(a)
 		:: !BACK(a) && !LAPSED(a) ->
 			h_g = WALLK(ak[a]);
 			if
@@ -993,7 +1016,7 @@ proctype agent(byte a)
 		:: BACK(a) -> p3stop(a)
 		:: !BACK(a) && LAPSED(a) ->
 			printf("t%d: agent %d: claim past its deadline %d: claims again\n", now, a, adl[a]);
-			lose(a)
+			lapse(a)
 		:: !BACK(a) && !LAPSED(a) ->
 			held[a] = 1;
 			if
@@ -1348,15 +1371,22 @@ active proctype faults()
 #elif !defined(TODAY) && !defined(NOSTOP)
 	/* new protocol, agents running through the restore: one holder
 	 * stopped (SIGTERM or hand-over) at any time, started again the next
-	 * tick */
-	:: atomic { nsigterm == 0 && pc[0] == HOLD ->
+	 * tick; FASTPATH: or a claim in its wait (the shortest way, within the
+	 * horizon, to a machine that held the ID last claiming it again; in
+	 * the pass run it adds 4x the states) */
+#ifdef FASTPATH
+#define RSTOPPABLE(x) (pc[x] == HOLD || pc[x] == CWAIT)
+#else
+#define RSTOPPABLE(x) (pc[x] == HOLD)
+#endif
+	:: atomic { nsigterm == 0 && RSTOPPABLE(0) ->
 		nsigterm++;
 		if
 		:: BACK(0) -> p3stop(0)
 		:: else -> stop(0); pc[0] = DOWN; tdown[0] = now; unlock(0)
 		fi
 	}
-	:: atomic { nsigterm == 0 && pc[1] == HOLD ->
+	:: atomic { nsigterm == 0 && RSTOPPABLE(1) ->
 		nsigterm++;
 		if
 		:: BACK(1) -> p3stop(1)
