@@ -59,6 +59,7 @@ struct agent {
 	char host[128];
 	char boot_id[64];	/* this boot's, in the claim value */
 	char layout[192];	/* the device's, as /uidgen/<cluster>/layout holds it */
+	char settings[96];	/* ours, as /uidgen/<cluster>/settings holds them */
 	/* the lease */
 	int64_t lease;
 	int64_t stale_lease;	/* ours, revoked in the device, not yet in etcd */
@@ -161,6 +162,8 @@ int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_en
 	snprintf(a->layout, sizeof(a->layout),
 		 "ts_bits=%u node_bits=%u slot_bits=%u seq_bits=%u tick_us=%u epoch_ms=%" PRIu64,
 		 st.ts_bits, st.node_bits, st.slot_bits, st.seq_bits, st.tick_us, st.epoch_ms);
+	snprintf(a->settings, sizeof(a->settings), "grant_window_ms=%ld clock_error_ms=%ld",
+		 c->grant_window_ms, c->clock_error_ms);
 	a->nr_endpoints = nr_endpoints;
 	snprintf(a->prefix, sizeof(a->prefix), "/uidgen/%s/", c->cluster);
 	if (gethostname(a->host, sizeof(a->host) - 1))
@@ -288,15 +291,14 @@ static long last_held(struct agent *a)
 }
 
 /*
- * check_layout() - every machine of a cluster must mint with one layout
- * (widths, tick and epoch): the same bits mean different IDs otherwise,
- * and two machines' node IDs, ticks or both would overlap. The first
- * agent records its device's layout in /uidgen/<cluster>/layout (created
- * only if absent, in one transaction); every other agent must find its
- * own there. Returns 0, -EINVAL (said why) if they differ, or -errno from
- * etcd.
+ * check_record() - the first agent of a cluster records @value under
+ * /uidgen/<cluster>/@name (created only if absent, in one transaction);
+ * every other agent must find its own there. Returns 0, -EINVAL (said
+ * what differs, field by field, and @todo) if they differ, or -errno
+ * from etcd.
  */
-static int check_layout(struct agent *a)
+static int check_record(struct agent *a, const char *name, const char *value,
+			const char *why, const char *todo)
 {
 	json_object *c = json_object_new_array(), *s = json_object_new_array();
 	json_object *f = json_object_new_array(), *resp;
@@ -304,15 +306,15 @@ static int check_layout(struct agent *a)
 	char lk[512];
 	int ok, r;
 
-	snprintf(lk, sizeof(lk), "%slayout", a->prefix);
+	snprintf(lk, sizeof(lk), "%s%s", a->prefix, name);
 	json_object_array_add(c, etcd_cmp_create(lk, 0));
-	json_object_array_add(s, etcd_op_put(lk, a->layout, 0));
+	json_object_array_add(s, etcd_op_put(lk, value, 0));
 	json_object_array_add(f, etcd_op_range(lk, 0, 0));
 	r = etcd_txn(a->e, c, s, f, &ok, &resp);
 	if (r)
 		return r;
 	if (ok) {
-		say("layout recorded for cluster %s: %s", a->c->cluster, a->layout);
+		say("%s recorded for cluster %s: %s", name, a->c->cluster, value);
 		json_object_put(resp);
 		return 0;
 	}
@@ -321,22 +323,50 @@ static int check_layout(struct agent *a)
 		return -EAGAIN;		/* deleted since: again */
 	}
 	json_object_put(resp);
-	r = strcmp(kv.value, a->layout) ? -EINVAL : 0;
+	r = strcmp(kv.value, value) ? -EINVAL : 0;
 	if (r) {
 		char mine[192], theirs[192], *p, *q, *sp1, *sp2;
 
-		snprintf(mine, sizeof(mine), "%s", a->layout);
+		snprintf(mine, sizeof(mine), "%s", value);
 		snprintf(theirs, sizeof(theirs), "%s", kv.value);
-		say("this machine's layout is not cluster %s's (%s): nobody may claim with another layout, or IDs repeat",
-		    a->c->cluster, lk);
+		say("this machine's %s is not cluster %s's (%s): %s", name, a->c->cluster, lk, why);
 		for (p = strtok_r(mine, " ", &sp1), q = strtok_r(theirs, " ", &sp2); p || q;
 		     p = strtok_r(NULL, " ", &sp1), q = strtok_r(NULL, " ", &sp2))
 			if (!p || !q || strcmp(p, q))
 				say("  here %s, in etcd %s", p ? p : "(none)", q ? q : "(none)");
-		say("load the module with the cluster's layout (modprobe.d: the same node_bits, slot_bits, seq_bits, tick_us and epoch_ms as the others), or give this machine another cluster name");
+		say("%s", todo);
 	}
 	etcd_kv_free(&kv);
 	return r;
+}
+
+/*
+ * check_layout() - every machine of a cluster must mint with one layout
+ * (widths, tick and epoch): the same bits mean different IDs otherwise,
+ * and two machines' node IDs, ticks or both would overlap. And with one
+ * grant_window_ms and clock_error_ms: a fresh claim's wait (claim_wait())
+ * covers an unknown holder's last grant only if that holder's window and
+ * clock error are no larger than the claimer's. The settings have a key
+ * of their own (/uidgen/<cluster>/settings), so that the layout key stays
+ * what 1.4.0's agents compare; a cluster from before 2.0 has none, and
+ * its first 2.0 agent records its own (create only if absent). Returns 0,
+ * -EINVAL (said why) if either differs, or -errno from etcd.
+ */
+static int check_layout(struct agent *a)
+{
+	char todo[768];
+	int r;
+
+	r = check_record(a, "layout", a->layout, "nobody may claim with another layout, or IDs repeat",
+			 "load the module with the cluster's layout (modprobe.d: the same node_bits, slot_bits, seq_bits, tick_us and epoch_ms as the others), or give this machine another cluster name");
+	if (r)
+		return r;
+	snprintf(todo, sizeof(todo),
+		 "set grant_window_ms and clock_error_ms in this machine's uidgen-lease.conf to the cluster's (grant_window_ms explicitly if its TTL differs: the default is 2/3 TTL); to change them for the whole cluster, hand every agent's node over (SIGUSR1), delete %ssettings, and start them with the new settings",
+		 a->prefix);
+	return check_record(a, "settings", a->settings,
+			    "a fresh claim's wait covers an unknown holder only with a grant_window_ms and clock_error_ms no larger than its own, or IDs repeat",
+			    todo);
 }
 
 /* Where grants start from: the wall clock, or the ID clock if that is

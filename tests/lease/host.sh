@@ -289,7 +289,34 @@ check "an epoch 12 s later: refused the same way" \
 	 ! grep -q install "$out/L3.sim.log"'
 check "the layout is in etcd, as the first agent recorded it" \
 	'[ "$(ectl get /uidgen/layout/layout --print-value-only)" = "ts_bits=41 node_bits=5 slot_bits=5 seq_bits=12 tick_us=1000 epoch_ms=1767225600000" ]'
+# The settings the claim wait relies on must agree too: a fresh claim's
+# wait (grant_window_ms + 2 x clock_error_ms) covers an unknown holder
+# only if its window and clock error are no larger. Recorded beside the
+# layout (/uidgen/<cluster>/settings) by the first agent; a machine with
+# others is refused like a layout that differs (the agent before this
+# claimed: rc 124 at the timeout, in force).
+once L4 layout 5 -o grant_window_ms=4000
+check "grant_window_ms 4000 in a cluster of 3333: refused (exit 1), saying what differs and what to do" \
+	'cat "$out/L4.log"; [ "$rc" = 1 ] && grep -q "here grant_window_ms=4000, in etcd grant_window_ms=3333" "$out/L4.log" &&
+	 grep -q "set grant_window_ms and clock_error_ms in this machine.s uidgen-lease.conf to the cluster.s" "$out/L4.log" &&
+	 ! grep -q install "$out/L4.sim.log"'
+once L5 layout 5 -o clock_error_ms=200
+check "clock_error_ms 200 in a cluster of 500: refused the same way" \
+	'[ "$rc" = 1 ] && grep -q "here clock_error_ms=200, in etcd clock_error_ms=500" "$out/L5.log" &&
+	 ! grep -q "here grant_window_ms" "$out/L5.log" && ! grep -q install "$out/L5.sim.log"'
+check "the settings are in etcd beside the layout, as the first agent recorded them" \
+	'[ "$(ectl get /uidgen/layout/settings --print-value-only)" = "grant_window_ms=3333 clock_error_ms=500" ]'
 stop L1
+# A cluster from before the settings key (its layout key alone): the
+# first agent records its settings and claims; the layout key stays as
+# it was (1.4.0's agents compare it byte for byte).
+ectl put /uidgen/old/layout "ts_bits=41 node_bits=5 slot_bits=5 seq_bits=12 tick_us=1000 epoch_ms=1767225600000" > /dev/null
+start L6 old 5
+check "a layout key without settings (before 2.0): the first agent records them and claims" \
+	'waitlog L6 "in force" > /dev/null && grep -q "settings recorded for cluster old: grant_window_ms=3333 clock_error_ms=500" "$out/L6.log" &&
+	 [ "$(ectl get /uidgen/old/settings --print-value-only)" = "grant_window_ms=3333 clock_error_ms=500" ] &&
+	 [ "$(ectl get /uidgen/old/layout --print-value-only)" = "ts_bits=41 node_bits=5 slot_bits=5 seq_bits=12 tick_us=1000 epoch_ms=1767225600000" ]'
+stop L6
 # 5. Two agents on one device: the second refuses to start.
 start X dup 1
 waitlog X "in force" > /dev/null
