@@ -4,7 +4,6 @@
 # any instant, and no ID issued twice.
 #
 #   check.py [--watch FILE] [--sim LOG]... [--ids FILE]... [--layout NODE_SHIFT NODE_BITS]
-#            [--excuse NODE FROM_MS TO_MS FILE FILE]...
 #
 # --watch (watch.py's record of PREFIX/node/): each key's history must
 #   alternate: created (version 1), then only puts with that
@@ -21,12 +20,7 @@
 #   width), no tick of a node field may carry IDs from two files: each
 #   node field held by one machine at a time, at the resolution of a tick.
 #   Repeats are also counted per pair of files (RESULT repeats_pair).
-# --excuse (needs --layout): a repeat or a shared tick between exactly
-#   these two files, in node field NODE, with its tick in FROM_MS..TO_MS
-#   (Unix ms, by --epoch-ms), is counted apart (RESULT excused_repeats,
-#   excused_shared_ticks) and does not fail the check: a case whose
-#   protocol allows a bounded overlap (etcd restored from a snapshot).
-#   Every other repeat still does.
+#   No repeat is excused, a restore's included (the claim wait covers it).
 # Prints "RESULT key value" lines; exit 1 on any violation.
 import argparse, collections, statistics, sys
 
@@ -44,8 +38,6 @@ ap.add_argument("--layout", nargs=2, type=int)
 ap.add_argument("--tick-us", type=int, default=1000)
 ap.add_argument("--epoch-ms", type=int, default=1767225600000)
 ap.add_argument("--cases", help="lines 'NAME WALL_MS': label each hand-over")
-ap.add_argument("--excuse", nargs=5, action="append", default=[],
-                metavar=("NODE", "FROM_MS", "TO_MS", "FILE", "FILE"))
 a = ap.parse_args()
 bad = 0
 
@@ -193,21 +185,10 @@ if a.sim:
             res("lead_min_ms", "%.0f" % (min(leads) / 1e6))
             res("lead_median_ms", "%.0f" % (statistics.median(leads) / 1e6))
 
-def excused(i, p, q):
-    """Whether an ID i in files p and q falls in an --excuse window."""
-    if not a.layout:
-        return False
-    shift, bits = a.layout
-    node = (i >> shift) & ((1 << bits) - 1)
-    t = a.epoch_ms + (i >> (shift + bits)) * a.tick_us // 1000
-    return any(node == int(n) and int(f) <= t <= int(e) and {p, q} == {x, y}
-               for n, f, e, x, y in a.excuse)
-
 if a.ids:
     seen = {}
     total = 0
     dups = 0
-    exc = 0
     pairs = collections.Counter()
     for path in a.ids:
         for line in open(path):
@@ -217,9 +198,6 @@ if a.ids:
             total += 1
             if line in seen:
                 pairs[tuple(sorted((seen[line], path)))] += 1
-                if excused(int(line), seen[line], path):
-                    exc += 1
-                    continue
                 dups += 1
                 if dups <= 10:
                     print("repeat:", line, "in", seen[line], "and", path)
@@ -227,7 +205,6 @@ if a.ids:
                 seen[line] = path
     res("ids", total)
     res("repeats", dups)
-    res("excused_repeats", exc)
     for (p, q), c in sorted(pairs.items()):
         res("repeats_pair", "%s %s %d" % ("/".join(p.split("/")[-2:]), "/".join(q.split("/")[-2:]), c))
     bad += dups
@@ -235,7 +212,6 @@ if a.ids:
         shift, bits = a.layout
         owner = {}
         shared = 0
-        shared_exc = 0
         per = collections.Counter()
         for v, path in seen.items():
             i = int(v)
@@ -243,9 +219,7 @@ if a.ids:
             tick = i >> (shift + bits)
             per[(node, path)] += 1
             o = owner.setdefault((node, tick), path)
-            if o != path and excused(i, o, path):
-                shared_exc += 1
-            elif o != path:
+            if o != path:
                 shared += 1
                 if shared <= 10:
                     print("node %d tick %d: IDs from %s and %s" % (node, tick, o, path))
@@ -271,7 +245,6 @@ if a.ids:
                         node, "/".join(p0.split("/")[-2:]), "/".join(p1.split("/")[-2:]),
                         ms(t1) - ms(t0), label[-1] if label else "?"))
         res("shared_ticks", shared)
-        res("excused_shared_ticks", shared_exc)
         bad += shared
 
 sys.exit(1 if bad else 0)
