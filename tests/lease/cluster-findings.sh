@@ -17,8 +17,18 @@ sample() {
 	cmd "$1" "sample $2 $3"
 	while read -r _ k v; do printf -v "s_$k" '%s' "$v"; done < <(grep '^RESULT' "$out/$1/sample-$3.txt")
 }
-# two_held: both node IDs held (after the cases before).
-two_held() { local i; for i in $(seq 60); do [ -n "$(holder 0)" ] && [ -n "$(holder 1)" ] && return 0; sleep 1; done; return 1; }
+# two_held: both node IDs held (after the cases before), each in force
+# in its holder's kernel (past its claim wait).
+two_held() {
+	local i h0 h1
+	for i in $(seq 60); do
+		h0=$(holder 0)
+		h1=$(holder 1)
+		[ -n "$h0" ] && [ -n "$h1" ] && settled "$h0" && settled "$h1" && return 0
+		sleep 1
+	done
+	return 1
+}
 # The machine with the host's clock for the clock cases: A, or B if A
 # was the one that crashed and came back 5 s behind.
 G=A

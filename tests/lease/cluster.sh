@@ -89,6 +89,9 @@ calibrate() {
 		for i in 1 2 3 4 5 6; do cmd "$m" nop; sleep 0.$((RANDOM % 9)); done
 	done
 }
+# settled NAME: NAME's agent's last claim is in force (or adopted), not
+# in its claim wait.
+settled() { tac "$out/$1/agent.log" 2>/dev/null | grep -m 1 -E "node [0-9]+: (claimed|in force|adopted from)" | grep -Eq "in force|adopted"; }
 lines() { wc -l < "$out/$1/agent.log" 2>/dev/null || echo 0; }
 holder() { lease/uidgen-cluster -c /dev/null -o endpoints="$etcd_eps" -o cluster=vm | awk -v n="$1" '$1 == n { print $2 }'; }
 node_of() { lease/uidgen-cluster -c /dev/null -o endpoints="$etcd_eps" -o cluster=vm | awk -v m="$1" '$2 == m { print $1 }'; }
@@ -179,9 +182,13 @@ sleep 2
 
 # All of etcd down, then up: every kernel revokes at its deadline; the
 # agents claim again once etcd is back.
-mark etcd-down
 h0=$(holder 0)
 h1=$(holder 1)
+# Both holders past their claim wait, their node IDs in force: a holder
+# still waiting has nothing in its kernel to revoke (it gives up at its
+# first grant).
+for i in $(seq 300); do settled "$h0" && settled "$h1" && break; sleep 0.1; done
+mark etcd-down
 l0=$(lines "$h0")
 l1=$(lines "$h1")
 etcd_stop
