@@ -137,7 +137,8 @@ clients: userlib
 setup:
 	tests/setup.sh
 
-demo: setup
+demo:
+	tests/setup.sh --demo
 	$(MAKE) all KDIR=$(VM_KDIR)
 	tests/qemu/vm.sh tests/qemu/guest-demo.sh
 

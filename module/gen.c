@@ -162,6 +162,7 @@ int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
 	g->tick_mul = (BIT_ULL(l->node_bits + l->slot_bits) - 1) << l->seq_bits;
 	g->max_tick = (1ULL << l->ts_bits) - 1;
 	g->offset_ns = (s64)(wall_ns - epoch_ns) - (s64)boot_ns;
+	g->heal_end_ns = 0;
 	g->anchor_ms = wall_ms;
 	g->grant_tick = UIDGEN_NO_GRANT;
 	g->nr_slots = 1U << l->slot_bits;
@@ -173,15 +174,29 @@ int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
  * @g: the generator
  * @tick: a tick not before the current one
  *
+ * The first instant at which uidgen_tick() reads @tick, the heal included:
+ * before @g->heal_end_ns the clock is at t + ((heal - t) >> SHIFT) (less
+ * the anchor), so the tick begins d before the heal ends, d the largest
+ * with d - (d >> SHIFT) <= r, r how far before the heal's end the tick
+ * would begin on the anchor alone: d = r + r / (2^SHIFT - 1).
+ *
  * Context: any.
  * Return: CLOCK_BOOTTIME in ns at which @tick begins, or U64_MAX if that
  * is beyond what 64 bits of ns can say.
  */
 u64 uidgen_tick_start(const struct uidgen_gen *g, u64 tick)
 {
-	u64 ns = uidgen_mul_sat(tick, g->tick_ns);
+	u64 heal = READ_ONCE(g->heal_end_ns);
+	u64 ns = uidgen_mul_sat(tick, g->tick_ns), r, d;
 
-	return ns == U64_MAX ? ns : ns - READ_ONCE(g->offset_ns);
+	if (ns == U64_MAX)
+		return ns;
+	ns -= READ_ONCE(g->offset_ns);
+	if (ns >= heal)
+		return ns;
+	r = heal - ns;
+	d = uidgen_add_sat(r, div_u64(r, BIT(UIDGEN_HEAL_SHIFT) - 1));
+	return d < heal ? heal - d : 0;
 }
 
 /**
@@ -232,27 +247,38 @@ static void uidgen_atomic_max(atomic64_t *v, s64 min)
  * @boot_ns: CLOCK_BOOTTIME now
  *
  * If the clock is at or below @floor_tick (the wall clock was behind at
- * load, say after a reboot), the anchor moves forward so that the clock
- * reads @floor_tick + 1 now, and every slot moves past @floor_tick. Ticks
- * then advance in real time from there; the anchor never moves back.
+ * load, say after a reboot; a predecessor's grant ahead), the clock moves
+ * forward so that it reads @floor_tick + 1 now, and every slot moves past
+ * @floor_tick. The lead over the anchor then heals: the clock runs at
+ * 15/16 of real time until it is back on the anchor, 16 times the lead
+ * later, and never moves back. A lead too long for that in 64 bits of ns
+ * (over 36 years) moves the anchor instead, as it was before the heal.
  *
  * Context: process; the caller serialises floor changes.
  * Return: 0, or -EOVERFLOW if no tick is left above @floor_tick.
  */
 int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns)
 {
-	u64 seq_bits = g->l.seq_bits, start;
+	u64 seq_bits = g->l.seq_bits, heal = g->heal_end_ns, start, now, lead;
 	unsigned int i;
-	s64 offset;
 
 	if (floor_tick >= g->max_tick)
 		return -EOVERFLOW;
 	start = uidgen_mul_sat(floor_tick + 1, g->tick_ns);
 	if (start == U64_MAX)
 		return -EOVERFLOW;
-	offset = (s64)(start - boot_ns);
-	if (offset > g->offset_ns)
-		WRITE_ONCE(g->offset_ns, offset);
+	now = uidgen_clock_ns(g, boot_ns);
+	if (start > now) {
+		/* The lead over the anchor the clock must have now. */
+		lead = start - now + (boot_ns < heal ?
+				      (heal - boot_ns) >> UIDGEN_HEAL_SHIFT : 0);
+		/* One word written, forward: a reader sees before or after. */
+		if (lead <= (U64_MAX - boot_ns) >> UIDGEN_HEAL_SHIFT)
+			WRITE_ONCE(g->heal_end_ns,
+				   boot_ns + (lead << UIDGEN_HEAL_SHIFT));
+		else
+			WRITE_ONCE(g->offset_ns, g->offset_ns + (s64)(start - now));
+	}
 	for (i = 0; i < g->nr_slots; i++)
 		uidgen_atomic_max(&g->slots[i].last,
 				  ((floor_tick + 1) << seq_bits) - 1);

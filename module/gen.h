@@ -33,6 +33,13 @@
  * tick in the other bits, not for the clock to. (Ticks fit in 60 bits.)
  */
 #define UIDGEN_WAIT_GRANT	BIT_ULL(63)
+/*
+ * While a floor holds the ID clock ahead of its anchor, the clock runs at
+ * 1 - 1/2^UIDGEN_HEAL_SHIFT (15/16) of real time until it is back on it:
+ * a lead of E heals in 16 * E, a shift on the hot path, and a saturated
+ * slot issues 1/16 fewer IDs a second meanwhile.
+ */
+#define UIDGEN_HEAL_SHIFT	4
 
 /**
  * struct uidgen_layout - how the 63 bits of an ID are shared out
@@ -77,8 +84,12 @@ struct uidgen_slot {
  * @tick_mul: (2^(node_bits + slot_bits) - 1) << seq_bits: a tick times
  *	this, added to (tick << seq_bits), is the tick in its place in an ID
  * @max_tick: the largest tick the timestamp field holds
- * @offset_ns: added to CLOCK_BOOTTIME to give ns since the epoch; set at
- *	load and only ever moved forward (by a floor)
+ * @offset_ns: the anchor: added to CLOCK_BOOTTIME, ns since the epoch;
+ *	set at load, and moved forward only by a floor too far ahead to heal
+ *	(16 times its lead beyond 64 bits of ns)
+ * @heal_end_ns: CLOCK_BOOTTIME at which the ID clock is back on its
+ *	anchor (0: it is on it); before then it reads (@heal_end_ns - now)
+ *	>> UIDGEN_HEAL_SHIFT ahead of it; only ever raised, by a floor
  * @anchor_ms: Unix time in ms at which the clock was anchored
  * @grant_tick: the last tick that may be issued (UIDGEN_NO_GRANT: no
  *	limit): what userspace has already persisted as the next start's
@@ -95,6 +106,7 @@ struct uidgen_gen {
 	u64 tick_mul;
 	u64 max_tick;
 	s64 offset_ns;
+	u64 heal_end_ns;
 	u64 anchor_ms;
 	u64 grant_tick;
 	unsigned int max_borrow;
@@ -140,6 +152,29 @@ static inline u64 uidgen_compose(const struct uidgen_gen *g, u64 tseq,
  */
 
 /**
+ * uidgen_clock_ns() - The ID clock at a boot-time instant.
+ * @g: the generator
+ * @boot_ns: CLOCK_BOOTTIME in ns, not earlier than at uidgen_gen_init()
+ *
+ * The anchor, plus what is left of a floor's lead: (@g->heal_end_ns -
+ * @boot_ns) >> UIDGEN_HEAL_SHIFT, which falls at 1/16 of real time, so the
+ * clock never goes back. Each field is one word that only moves forward,
+ * so a reader racing uidgen_set_floor() reads the clock before or after.
+ *
+ * Context: any; lock-free.
+ * Return: ns since the epoch.
+ */
+static inline u64 uidgen_clock_ns(const struct uidgen_gen *g, u64 boot_ns)
+{
+	u64 heal = READ_ONCE(g->heal_end_ns);
+	u64 ns = boot_ns + READ_ONCE(g->offset_ns);
+
+	if (unlikely(boot_ns < heal))
+		ns += (heal - boot_ns) >> UIDGEN_HEAL_SHIFT;
+	return ns;
+}
+
+/**
  * uidgen_tick() - The tick at a boot-time instant.
  * @g: the generator
  * @boot_ns: CLOCK_BOOTTIME in ns, not earlier than at uidgen_gen_init()
@@ -149,7 +184,7 @@ static inline u64 uidgen_compose(const struct uidgen_gen *g, u64 tseq,
  */
 static inline u64 uidgen_tick(const struct uidgen_gen *g, u64 boot_ns)
 {
-	u64 ns = boot_ns + READ_ONCE(g->offset_ns);
+	u64 ns = uidgen_clock_ns(g, boot_ns);
 	/*
 	 * ns / tick_ns without a divide (the hot path's dearest instruction):
 	 * the reciprocal's rounding makes q short by at most 2, fixed below.

@@ -409,7 +409,7 @@ static DEVICE_ATTR_RO(high_water_ms);
 /* The Unix time the generator's clock reads, in ns. */
 static u64 uidgen_id_clock_ns(void)
 {
-	return ktime_get_boottime_ns() + READ_ONCE(uidgen_dev_gen.offset_ns) +
+	return uidgen_clock_ns(&uidgen_dev_gen, ktime_get_boottime_ns()) +
 	       uidgen_dev_gen.l.epoch_ms * NSEC_PER_MSEC;
 }
 
@@ -565,7 +565,7 @@ const struct attribute_group *uidgen_groups[] = {
  * Says so when the two come more than clock_step_ms apart (a wall-clock
  * step during this load, or a floor that put the ID clock ahead), and
  * again only when the gap moves by as much again: once per step, not once
- * per check.
+ * per check, and not while a floor's lead heals (the gap shrinking).
  *
  * Context: process; called from one delayed work only.
  */
@@ -579,10 +579,12 @@ void uidgen_clock_check(void)
 		logged = 0;
 		return;
 	}
-	if (abs(off - logged) <= limit)
+	/* Moved by less than the limit, or shrinking on the same side. */
+	if (abs(off - logged) <= limit ||
+	    ((off ^ logged) >= 0 && abs(off) < abs(logged)))
 		return;
 	logged = off;
-	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): IDs keep their own clock until the next load; see the admin guide, \"Clock steps\"\n",
+	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
 		abs(off), off > 0 ? "ahead of" : "behind");
 }
 

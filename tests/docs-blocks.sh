@@ -4,9 +4,14 @@
 # and fleet.rst, run as written, and the output they show compared.
 #
 # Markdown (tests/lib/md-blocks.awk): a fence is ``` or ~~~, indented or
-# not. A ```sh (```bash, ```shell) block is a script; a ```console block's
-# "$ " lines (and "# " lines, a root prompt) are commands and its other
-# lines their output, compared. The line before a fence may classify it:
+# not; an indented code block (4 columns in, not a list item's text) is a
+# failure: fence it. A ```sh (```bash, ```shell) block is a script; a
+# ```console block is a session (tests/lib/console.awk): its "$ " lines
+# (and "# " lines, a root prompt) are commands, going on over the lines
+# after them while a command is unfinished (a line ending in "\", a
+# heredoc up to its WORD line; "> " prompts on those lines dropped), and
+# its other lines their output, compared. The line before a fence may
+# classify it:
 #
 #   (nothing)                          a script: run on the host
 #   <!-- docs-test: module -->         needs the module: run in a VM
@@ -27,13 +32,20 @@
 #
 # A ```text block or a bare fence must be marked (output, skip, or
 # not-a-command): output nobody compares is a failure; so is one that
-# holds "$ " lines (say ```console). A fence of another language (```c,
-# ```python, ```yaml ...) is not a command: listed and counted.
+# holds "$ " lines (say ```console). Language names are read in lower
+# case; ```shell-session (sh-session, bash-session, terminal) is a
+# console session; ```zsh (ksh, fish, csh) is a failure: blocks run with
+# bash. A fence of another language (```c, ```python, ```yaml ...) is not
+# a command: listed and counted. A fence in a blockquote and an HTML
+# <pre> block are failures (tests/lib/md-blocks.awk does not read them).
 #
 # In an .rst file (Documentation/), every literal block (a paragraph
-# ending in "::", or ".. code-block::") is a block
-# (tests/lib/rst-blocks.awk); the last RST comment ".. docs-test: KIND"
-# since the block before classifies it:
+# ending in "::", ".. code-block::", ".. code::", ".. sourcecode::") is a
+# block (tests/lib/rst-blocks.awk), and any other directive but those of
+# prose, tables and formulas (.. prompt::, .. parsed-literal::,
+# .. literalinclude:: ...) is a failure: nothing goes unrun unseen. The
+# last RST comment ".. docs-test: KIND" since the block before classifies
+# it:
 #
 #   (nothing)                          a command if its first word is one
 #                                      (on the Debian PATH, uidgen,
@@ -51,28 +63,52 @@
 #                                      indented under the comment go on),
 #                                      run where and after the last
 #                                      command block of its file that ran
-#                                      (host or VM)
+#                                      (host or VM), as a block (bash -e):
+#                                      it must exit 0
+#   .. docs-test: output, exit N: COMMAND  the same, for a COMMAND that
+#                                      must exit N (one whose failure is
+#                                      what the docs show)
 #   .. docs-test: walked: SCRIPT       walked by SCRIPT (a suite of its
 #                                      own, e.g. against a real etcd):
 #                                      counted, not run here
 #
-# Output compared: each line the docs show must be a line of the output,
-# numbers aside (tests/lib/same-shape.sh).
+# Output compared (tests/lib/same-shape.sh, the runner's own copy, never
+# the scratch copy's): in a console session, each command's own output
+# (a marker line printed before each command ties it), and each line the docs show must
+# be a line of the output, in order, to the character (digits too) but
+# for runs of blanks (any run of blanks) and these placeholders, which
+# the docs write for a value that differs in every run, and which match
+# only a value of their kind:
+#   <n> a number (perhaps negative)   <id> a decimal ID   <hex> hex digits
+#   <b32> base32 digits   <uuid> 8-4-4-4-12 hex   <time> a UTC time as
+#   uidgen prints it (2026-12-01T12:52:04.748Z)
+# Any other <...> is literal.
 #
-# How blocks run: each with bash -e -o pipefail; a line with "a && b" is
+# How blocks run: each with bash -e -o pipefail, inherit_errexit and an
+# ERR trap (errtrace), so a failure in a $( ) inside another command's
+# words stops the block too; "! COMMAND" and "COMMAND &" (which bash -e
+# never stops at) are failures, not run; a line with "a && b" is
 # run as "{ a && b; } || exit" (bash -e alone stops at neither a's failure
-# nor b's unless the line is the block's last); "&&" in a line that is not
-# a whole command is a failure (write it on a line of its own).
+# nor b's unless the line is the block's last; a line ending in "\" and a
+# heredoc's text are part of their command's line); "&&" in a line that is
+# not a whole command is a failure (write it on a line of its own).
 #
 # Host blocks are never run as root. They run in order in one scratch
 # copy of the tree (the files git tracks or would: uncommitted changes are
 # tested too) under build/docs-blocks/, as nobody (uid 65534; the copy is
 # nobody's) when this runs as root, with a Debian PATH, HOME and TMPDIR in
-# the scratch directory and nothing else of this environment. Before one
-# runs, its command words (tests/lib/cmd-words.awk) must be on ALLOW below
-# or a relative path (a file of the scratch copy): anything else, sudo, a
-# "# " root prompt, systemctl, insmod or modprobe is a failure, not run
-# (mark it module, skip, or add a harmless command to ALLOW).
+# the scratch directory and nothing else of this environment, contained
+# (tests/lib/contain.sh): namespaces of their own, empty /tmp, /var/tmp,
+# /dev/shm and /run/lock of their own, no network, only their own
+# processes. So an allowed command that runs others (awk's system(),
+# python3 -c, sed's e, make) can write nothing but the scratch directory
+# and reach nothing on this machine's network; a block that cannot be
+# contained is not run. Before one runs, its command words (the first of
+# every command of every pipeline and list, in $( ) and ` ` and in an
+# unquoted heredoc's text too; tests/lib/cmd-words.awk) must be on ALLOW
+# below or a relative path (a file of the scratch copy): anything else,
+# sudo, a "# " root prompt, systemctl, insmod or modprobe is a failure,
+# not run (mark it module, skip, or add a harmless command to ALLOW).
 # Then the module blocks run, in order, in one VM (tests/qemu/vm.sh) of
 # the kernel the scratch copy's module/uidgen.ko was built for, as root in
 # the scratch copy (the VM sees this machine's files read-only; "sudo" is
@@ -83,7 +119,8 @@
 #   tests/docs-blocks.sh [FILE...]
 #       (default: README.md Documentation/admin-guide.rst Documentation/fleet.rst)
 #   DOCS_BLOCKS_OUT=DIR: the scratch directory (default build/docs-blocks)
-# Prints TAP, a "# unrun: N (reasons)" line and a "# Totals:" line; exit
+# Prints TAP, a "# unrun: N (reasons)" line (every block not run: nothing
+# is left out of it, or unread) and a "# Totals:" line; exit
 # status 1 on any failure, and when nothing was checked (a FILE that does
 # not exist, a FILE with no block, no block run or compared at all); 2 on
 # an option it does not know.
@@ -123,10 +160,10 @@ for c in userlib/uidgen lease/uidgen-lease lease/uidgen-cluster; do
 done
 debpath=$out/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 vmpath=$out/vmbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-# Never root on the host: nobody, owning the scratch copy.
-runas=()
+# Never root on the host, and contained (tests/lib/contain.sh): nobody,
+# owning the scratch copy.
+runas=("$repo/tests/lib/contain.sh" "$out")
 if [ "$(id -u)" -eq 0 ]; then
-	runas=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 	chown -R 65534:65534 "$clone" "$out/home" "$out/tmp"
 fi
 
@@ -162,7 +199,7 @@ not_run() {	# not_run WHERE REASON
 	reasons[$2]=$(( ${reasons[$2]:-0} + 1 ))
 	echo "# unrun $1: $2"
 }
-first() { grep -m1 -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$1" | cut -c1-60; }
+first() { grep -m1 -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' -e '^printf .DOCS-BLOCKS-CMD ' "$1" | cut -c1-60; }
 
 # is_command WORD: the first word of a block names a command (the rule
 # for an .rst block with no marker).
@@ -198,15 +235,41 @@ cd_out() {
 
 # wrap_ands SCRIPT OUT: SCRIPT with each line holding "&&" run as
 # "{ LINE } || exit $?"; fails, saying which line, if such a line is not a
-# whole command by itself (bash -n).
+# whole command by itself (bash -n). A line ending in "\" goes on to the
+# next; a line opening heredocs (tests/lib/heredocs.awk) goes on to the
+# end of their text, which is never changed.
 wrap_ands() {
-	local l logical= no=0 start=0
-	: > "$2"
+	local l logical= no=0 start=0 c hds=() bare
+	# bash -e misses a failure in a $( ) inside another command's words
+	# (echo "v: $(cmd)"): with inherit_errexit and errtrace the
+	# substitution stops at it, and its ERR trap stops the block too.
+	printf '%s\n' 'shopt -s inherit_errexit; set -E' \
+		'trap '"'"'rc=$?; echo "docs-blocks: exit $rc: $BASH_COMMAND" >&2; [ "$BASHPID" = "$$" ] || kill -TERM "$$"; exit "$rc"'"'"' ERR' > "$2"
 	while IFS= read -r l || [ -n "$l" ]; do
 		no=$((no + 1))
 		[ -n "$logical" ] || start=$no
 		logical+=$l$'\n'
-		case $l in *\\) continue ;; esac
+		if [ ${#hds[@]} -gt 0 ]; then
+			c=$l
+			[ "${hds[0]:0:1}" != - ] || c=${l#"${l%%[!$'\t']*}"}
+			[ "$c" != "${hds[0]#-}" ] || hds=("${hds[@]:1}")
+			[ ${#hds[@]} -eq 0 ] || continue
+		else
+			case $l in *\\) continue ;; esac
+			mapfile -t hds < <(printf '%s' "$logical" | tr '\n' ' ' |
+				awk -v words=1 -f tests/lib/heredocs.awk)
+			[ ${#hds[@]} -eq 0 ] || continue
+		fi
+		# "! cmd" and "cmd &" never stop bash -e, whatever cmd does.
+		bare=$(printf '%s' "$logical" | sed -e "s/'[^']*'//g" -e 's/"[^"]*"//g' -e 's/#.*//')
+		if printf '%s' "$bare" | grep -Eq '(^|[;|&({]|\b(then|do|else))[[:space:]]*![[:space:]]'; then
+			echo "line $start: '! COMMAND' never stops bash -e (whatever COMMAND does): write 'if COMMAND; then exit 1; fi'"
+			return 1
+		fi
+		if printf '%s' "$bare" | sed -e 's/&&//g' -e 's/[0-9]*[<>]&[0-9-]*//g' -e 's/&>>*//g' | grep -q '&'; then
+			echo "line $start: a command in the background ('&'): bash -e never sees its failure; run it in the foreground"
+			return 1
+		fi
 		case $logical in
 		*"&&"*)
 			if bash -n <<< "$logical" 2> /dev/null; then
@@ -222,8 +285,14 @@ wrap_ands() {
 	printf '%s' "$logical" >> "$2"
 }
 
+# status_of LOG: what an output: COMMAND check said of COMMAND's exit
+# status ("exit 3, not 0"), or nothing.
+status_of() { sed -n 's/^DOCS-STATUS: //p' "$1" 2>/dev/null | tail -n 1; }
+
 # shape_check EXPECTED LOG: the output a block shows against what it printed.
-shape_check() { bash tests/lib/same-shape.sh "$1" < "$2"; }
+# Always the runner's own copy, never the scratch copy's (a block may
+# rewrite that).
+shape_check() { bash "$repo/tests/lib/same-shape.sh" "$1" < "$2"; }
 
 notcmd=0
 walked=0
@@ -246,15 +315,10 @@ for i in $(seq 1 "$n"); do
 	b=$out/blocks/$i.sh
 	script[$i]=$b
 	file=${where%:*}
-	[ ! -e "$out/blocks/$i.expect" ] || expect[$i]=$out/blocks/$i.expect
 	case $file in
 	*.rst)
 		# A literal block starting with a "$ " prompt: a console session.
 		if [ -z "$kind" ] && grep -m1 -v '^[[:space:]]*$' "$b" | grep -q '^\$ '; then
-			grep '^\$ ' "$b" | cut -c3- > "$out/blocks/$i.cmds"
-			grep -v '^\$ ' "$b" > "$out/blocks/$i.expect"
-			mv "$out/blocks/$i.cmds" "$b"
-			expect[$i]=$out/blocks/$i.expect
 			lang=console
 		fi
 		if [ -z "$kind" ] && [ "$lang" != console ]; then
@@ -269,6 +333,10 @@ for i in $(seq 1 "$n"); do
 	*)
 		case $lang in
 		sh|bash|shell|console) ;;
+		shell-session|sh-session|shellsession|bash-session|terminal) lang=console ;;
+		zsh|ksh|mksh|fish|csh|tcsh)
+			notok "$where: a \`\`\`$lang block: blocks run with bash; write \`\`\`sh (or \`\`\`console), or mark it (docs-test: skip: REASON)"
+			continue ;;
 		text|"")
 			if [ -z "$kind" ]; then
 				if grep -q '^\$ ' "$b"; then
@@ -282,6 +350,14 @@ for i in $(seq 1 "$n"); do
 			[ -n "$kind" ] || kind="not-a-command: a \`\`\`$lang block" ;;
 		esac ;;
 	esac
+	if [ "$lang" = console ]; then
+		# Its commands (continuations and heredocs whole) and its output.
+		mv "$b" "$out/blocks/$i.session"
+		awk -f tests/lib/heredocs.awk -f tests/lib/console.awk -v cmds="$b" \
+			-v expect="$out/blocks/$i.expect" -v root="$out/blocks/$i.root" \
+			"$out/blocks/$i.session"
+		expect[$i]=$out/blocks/$i.expect
+	fi
 	[ -n "$kind" ] || kind=host
 	[ "$kind" != boots-vm ] || kind=host-vm
 	case $kind in
@@ -336,13 +412,27 @@ for i in $(seq 1 "$n"); do
 		module) vmout+=("$i $ref") ;;
 		esac
 		continue ;;
-	"output: "*)
+	"output: "*|"output, exit "*)
+		# COMMAND runs as a block does (bash -e): its exit status must
+		# be 0, or N for "output, exit N: COMMAND".
+		want=0
+		if [ "${kind#output, exit }" != "$kind" ]; then
+			want=${kind#output, exit }; want=${want%%:*}
+			case $want in
+			""|*[!0-9]*) notok "$where: '${kind%%$'\n'*}': the status after 'exit' is no number (output, exit N: COMMAND)"; continue ;;
+			esac
+			kind="output: ${kind#*: }"
+		fi
 		{
-			echo 'actual=$( {'
+			echo 'set +e'
+			echo 'actual=$( set -e; {'
 			echo "${kind#output: }"
 			tail -n +2 "$out/blocks/$i.meta"
-			echo '} 2>&1 ) || true'
-			echo "printf '%s\\n' \"\$actual\" | bash tests/lib/same-shape.sh '$b'"
+			echo '} 2>&1 )'
+			echo 'rc=$?'
+			echo "printf '%s\\n' \"\$actual\" | bash '$repo/tests/lib/same-shape.sh' '$b'; shape=\$?"
+			echo "if [ \"\$rc\" != $want ]; then echo \"DOCS-STATUS: exit \$rc, not $want\"; exit 1; fi"
+			echo 'exit $shape'
 		} > "$out/blocks/$i.check.sh"
 		{ echo "${kind#output: }"; tail -n +2 "$out/blocks/$i.meta"; } > "$out/blocks/$i.cmd"
 		script[$i]=$out/blocks/$i.check.sh
@@ -353,7 +443,7 @@ for i in $(seq 1 "$n"); do
 		esac ;;
 	module) ;;
 	host|host-vm) ;;
-	*) notok "$where: unknown docs-test marker '$kind' (host, module, boots-vm, skip: REASON, not-a-command: WHAT, output, output of: TEXT, output: COMMAND, walked: SCRIPT)"; continue ;;
+	*) notok "$where: unknown docs-test marker '$kind' (host, module, boots-vm, skip: REASON, not-a-command: WHAT, output, output of: TEXT, output: COMMAND, output, exit N: COMMAND, walked: SCRIPT)"; continue ;;
 	esac
 	# a && b, wherever it is.
 	if [ "$kind" != output ]; then
@@ -415,7 +505,8 @@ for i in $(seq 1 "$n"); do
 	else
 		rc=$?
 		mapfile -t tail < <(tail -n 15 "$out/$i.log")
-		notok "$where $kind: $(first "$b") (exit $rc; $out/$i.log)" "${tail[@]}"
+		st=$(status_of "$out/$i.log")
+		notok "$where $kind: $(first "$b") (${st:-exit $rc}; $out/$i.log)" "${tail[@]}"
 	fi
 done
 
@@ -467,7 +558,8 @@ if [ ${#modules[@]} -gt 0 ]; then
 				ok "$where $what (VM $kv): $(first "$out/blocks/$i.sh")${expect[$i]:+ (output compared)}"
 			else
 				mapfile -t tail < <(tail -n 15 "$out/vm/block-$i.log" 2>/dev/null || tail -n 15 "$out/vm.log")
-				notok "$where $what (VM $kv): $(first "$out/blocks/$i.sh") (exit ${rc:-none}; vm.sh $vmrc)" "${tail[@]}"
+				st=$(status_of "$out/vm/block-$i.log")
+				notok "$where $what (VM $kv): $(first "$out/blocks/$i.sh") (${st:-exit ${rc:-none}}; vm.sh $vmrc)" "${tail[@]}"
 			fi
 		done
 		for v in "${vmout[@]}"; do

@@ -7,7 +7,13 @@
 # pages, examples and packaging files state (any X.Y.Z, but the other
 # software's named in the list below); debian/control for how many
 # packages `make deb` builds, wherever a README, guide, Makefile or test
-# says it, in words or digits. On the host, nothing built but userlib/uidgen.pc.
+# says it, in words or digits. And the manual pages the packages install
+# (each one make install-user puts under share/man, which debian/*.install
+# take whole; read from make -n -w) against the README's list of them
+# ("The manual pages, read from the tree with `man -l`"): each named there
+# by its path, section 3's as a group ("the other section 3 pages in
+# `DIR/`") when the list names one of them. On the host, nothing built but
+# userlib/uidgen.pc.
 #   tests/versions.sh
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -uo pipefail
@@ -90,4 +96,98 @@ check "the package-count scanner finds both planted counts (four across a line b
 	'counts "$out/planted" | tee "$out/found"; [ "$(wc -l < "$out/found")" = 2 ]'
 check "debian/control has $np packages; the docs say ${words[$np]}" \
 	'found=$(counts README.md Documentation/*.rst Makefile $(ls tests/*.sh | grep -v tests/versions.sh)); echo "$found"; [ -z "$found" ]'
+# installed_pages: the manual pages make install-user installs, as paths
+# in the tree, one a line.
+installed_pages() {
+	make -n -w install-user DESTDIR=/nonexistent PREFIX=/usr 2>/dev/null | awk -v top="$repo" '
+	/Entering directory/ { d = $0; sub(/.*Entering directory ./, "", d); sub(/.$/, "", d); dirs[++nd] = d; next }
+	/Leaving directory/ { nd--; next }
+	$1 == "install" && /\/share\/man\// {
+		dir = nd ? dirs[nd] : top
+		rel = substr(dir, length(top) + 2); if (rel != "") rel = rel "/"
+		t = 0
+		for (k = 2; k <= NF; k++) if ($k == "-t") t = k
+		if (t) { for (k = t + 2; k <= NF; k++) print rel $k }
+		else print rel $(NF - 1)
+	}' | sort -u
+}
+# unnamed README PAGE...: the pages README's list of manual pages leaves out.
+unnamed() {
+	local readme=$1 list p
+	shift
+	list=$(awk '/^- The manual pages/ { on = 1 } on && /^- / && !/^- The manual pages/ { exit } on' "$readme" | tr '\n' ' ')
+	for p in "$@"; do
+		case " $list " in
+		*"man -l $p\`"*) ;;
+		*) case $p in
+		   *.3)	case " $list " in
+			*"the other section 3 pages in \`$(dirname "$p")/\`"*) ;;
+			*) echo "$p" ;;
+			esac ;;
+		   *)	echo "$p" ;;
+		   esac ;;
+		esac
+	done
+}
+mapfile -t pages < <(installed_pages)
+check "make install-user installs manual pages of sections 1, 3, 4 and 8 (${#pages[@]})" \
+	'printf "%s\n" "${pages[@]}" | sed "s/.*\.//" | sort -u | paste -sd" " | grep -qx "1 3 4 8"'
+sed 's|`man -l lease/uidgen-lease.8`|`uidgen-lease`|' README.md > "$out/README-planted.md"
+check "the list scanner finds a page left out (lease/uidgen-lease.8 taken out of a copy)" \
+	'unnamed "$out/README-planted.md" "${pages[@]}" | grep -x lease/uidgen-lease.8 > /dev/null &&
+	 ! unnamed README.md "${pages[@]}" | grep -x lease/uidgen-lease.8 > /dev/null'
+check "the README's list of manual pages names every page the packages install" \
+	'found=$(unnamed README.md "${pages[@]}"); echo "$found"; [ -z "$found" ]'
+# node_ids FILE...: each command block (``` fence, or an RST literal block
+# indented under "::") that gives the module a node_id= and runs set-node:
+# "FILE:LINE node_id=A set-node B" when A and B differ (a step copied with
+# one machine's number fills in another's). Comments count: a modprobe.d
+# line to write is often shown in one.
+node_ids() {
+	awk '
+	function flush() {
+		if (nid != "" && sn != "" && nid != sn)
+			printf "%s:%d node_id=%s set-node %s\n", FILENAME, start, nid, sn
+		nid = ""; sn = ""; inb = 0
+	}
+	FNR == 1 { flush() }
+	/^[[:space:]]*(```|~~~)/ { if (inb) flush(); else { inb = 1; start = FNR }; next }
+	/::[[:space:]]*$/ && FILENAME ~ /\.rst$/ { flush(); inb = 2; start = FNR; next }
+	inb == 2 && /^[^[:space:]]/ { flush() }
+	inb {
+		l = $0
+		if (match(l, /node_id=[^[:space:]"'\'']+/))
+			nid = substr(l, RSTART + 8, RLENGTH - 8)
+		if (match(l, /set-node[[:space:]]+[^[:space:]]+/)) {
+			sn = substr(l, RSTART, RLENGTH); sub(/set-node[[:space:]]+/, "", sn)
+			gsub(/"/, "", sn)
+		}
+	}
+	END { flush() }' "$@"
+}
+printf '```sh\necho "options uidgen node_id=<this machine'"'"'s>" > /etc/modprobe.d/uidgen.conf\nuidgen set-node 7 --new\n```\n' > "$out/planted-node.md"
+check "the node ID check finds a block whose node_id= and set-node differ (planted)" \
+	'node_ids "$out/planted-node.md" | grep "node_id=<this set-node 7"'
+check "every doc block giving node_id= and running set-node names one node ID in both" \
+	'found=$(node_ids README.md Documentation/*.rst); echo "$found"; [ -z "$found" ]'
+# make demo installs what the README says, no more: the packages the
+# README names in "`make demo` first installs" against tests/setup.sh's
+# demo_pkgs, which make demo installs (tests/setup.sh --demo).
+readme_demo_pkgs() {
+	awk '/^`make demo` first installs/ { p = 1 } p && /^$/ { exit } p' "$1" |
+		sed -n 's/.*nothing else://p; /nothing else/!{/`make check`/q;p}' | grep -o '`[a-z0-9.+-]*`' | tr -d '`' |
+		grep -vx -e make-demo | sort -u
+}
+setup_demo_pkgs() {
+	sed -n '/^demo_pkgs="/,/"$/p' tests/setup.sh | tr -d '"' | sed 's/^demo_pkgs=//' | tr ' ' '\n' | grep . | sort -u
+}
+check "make demo runs tests/setup.sh --demo, not the whole make check list" \
+	'make -n demo 2>/dev/null | grep -x "tests/setup.sh --demo" && ! make -n demo 2>/dev/null | grep -x "tests/setup.sh"'
+check "the README's list of what make demo installs is tests/setup.sh's demo_pkgs" \
+	'a=$(readme_demo_pkgs README.md); b=$(setup_demo_pkgs); echo "README: $(echo $a)"; echo "setup.sh: $(echo $b)"; [ -n "$b" ] && [ "$a" = "$b" ]'
+sed 's/`busybox-static` //' README.md > "$out/README-demo.md"
+check "the list check sees a package left out of the README (planted)" \
+	'[ "$(readme_demo_pkgs "$out/README-demo.md")" != "$(setup_demo_pkgs)" ]'
+check "tests/setup.sh --demo installs no second kernel, PostgreSQL or etcd" \
+	'! setup_demo_pkgs | grep -E "6\.12|postgresql|etcd"'
 tap_end

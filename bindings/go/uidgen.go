@@ -85,7 +85,9 @@ func (e *Error) Error() string {
 	case syscall.ENOENT, syscall.ENODEV, syscall.ENXIO:
 		hint = ": the uidgen kernel module is not loaded: as root, modprobe uidgen node_id=N node_new=1 " +
 			"for a node ID that has never issued an ID; else modprobe uidgen node_id=N, " +
-			"then uidgen state restore FILE with its state file"
+			"then uidgen state restore FILE with its state file (modprobe finds the module once " +
+			"make install or a package put it in place; from the source tree, " +
+			"insmod module/uidgen.ko node_id=N node_new=1)"
 	case syscall.EACCES:
 		hint = ": /dev/uid is restricted to a group (dev_mode, dev_gid)"
 	case syscall.EADDRNOTAVAIL:

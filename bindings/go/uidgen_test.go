@@ -187,7 +187,7 @@ func TestHintsAreTheWholeNextStep(t *testing.T) {
 		errno syscall.Errno
 		want  []string
 	}{
-		{syscall.ENOENT, []string{"not loaded", "modprobe uidgen node_id=N node_new=1", "never issued an ID",
+		{syscall.ENOENT, []string{"not loaded", "modprobe uidgen node_id=N node_new=1", "never issued an ID", "insmod module/uidgen.ko node_id=N node_new=1",
 			"modprobe uidgen node_id=N, then uidgen state restore FILE"}},
 		{syscall.ENODEV, []string{"modprobe uidgen node_id=N node_new=1", "uidgen state restore FILE"}},
 		{syscall.ENXIO, []string{"modprobe uidgen node_id=N node_new=1", "uidgen state restore FILE"}},

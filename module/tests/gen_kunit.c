@@ -358,12 +358,12 @@ static void uidgen_exhausts_at_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->end_ms, uidgen_exhausts_at_ms(&c->l));
 }
 
-/* Floors: never a tick at or below; the anchor moves forward, never back. */
+/* Floors: never a tick at or below; the clock moves forward, never back. */
 static void uidgen_floor_test(struct kunit *test)
 {
 	struct uidgen_layout l = DEFAULT_LAYOUT;
 	struct uidgen_gen *g = new_gen(test, &l);
-	u64 now = uidgen_tick(g, BOOT_NS), floor = now + 3600000, first, wait;
+	u64 now = uidgen_tick(g, BOOT_NS), floor = now + 3600000, first, wait, heal;
 	s64 offset;
 	unsigned int i;
 
@@ -381,13 +381,189 @@ static void uidgen_floor_test(struct kunit *test)
 
 	/* A lower floor moves nothing back. */
 	offset = g->offset_ns;
+	heal = g->heal_end_ns;
 	KUNIT_EXPECT_EQ(test, 0, uidgen_set_floor(g, now, BOOT_NS + 2000));
 	KUNIT_EXPECT_EQ(test, offset, g->offset_ns);
-	/* A floor behind the clock leaves the clock alone. */
-	KUNIT_EXPECT_EQ(test, floor + 1 + 1000, uidgen_tick(g, BOOT_NS + 1000 + NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, heal, g->heal_end_ns);
+	/* A floor behind the clock leaves it alone: healing, at 15/16. */
+	KUNIT_EXPECT_EQ(test, floor + 1 + 937, uidgen_tick(g, BOOT_NS + 1000 + NSEC_PER_SEC));
 	/* No tick left above the floor. */
 	KUNIT_EXPECT_EQ(test, -EOVERFLOW, uidgen_set_floor(g, g->max_tick, BOOT_NS));
 	KUNIT_EXPECT_EQ(test, floor + 1, uidgen_high_water(g));
+}
+
+/*
+ * The heal (Documentation/fleet.rst, "Bounded clock offset"): a floor
+ * ahead of the clock puts the ID clock ahead of the wall clock; from then
+ * on it runs at 15/16 of real time until it is back on its load-time
+ * anchor, so an offset of E heals in 16 * E. The wall clock here is the
+ * one the generator was anchored to, WALL_NS at BOOT_NS.
+ */
+#define HEAL_AT		(BOOT_NS + NSEC_PER_SEC)
+#define T0		(1796000000000ULL - UIDGEN_DEFAULT_EPOCH_MS)
+
+/* The wall clock's tick at a boot-time instant (1 ms ticks). */
+static u64 wall_tick(u64 boot_ns)
+{
+	return T0 + div_u64(boot_ns - BOOT_NS, NSEC_PER_MSEC);
+}
+
+/* The ID clock minus the wall clock, in ticks (ms). */
+static s64 clock_offset(const struct uidgen_gen *g, u64 boot_ns)
+{
+	return (s64)(uidgen_tick(g, boot_ns) - wall_tick(boot_ns));
+}
+
+/* A generator whose ID clock a floor put 10 s ahead at HEAL_AT. */
+static struct uidgen_gen *gen_10s_ahead(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+
+	KUNIT_ASSERT_EQ(test, 0LL, clock_offset(g, HEAL_AT));
+	KUNIT_ASSERT_EQ(test, 0, uidgen_set_floor(g, wall_tick(HEAL_AT) + 9999,
+						  HEAL_AT));
+	KUNIT_ASSERT_EQ(test, 10000LL, clock_offset(g, HEAL_AT));
+	return g;
+}
+
+/* 10 s ahead is back to 0 after 160 s, falling all the way, never back. */
+static void uidgen_heal_offset_test(struct kunit *test)
+{
+	struct uidgen_gen *g = gen_10s_ahead(test);
+	s64 off, prev = 10000, rises = 0, below = 0;
+	u64 tick, prev_tick = uidgen_tick(g, HEAL_AT), backwards = 0;
+	unsigned int i;
+
+	/* Every 1 ms for 170 s, and 0..99 ns past each, for the rounding. */
+	for (i = 0; i <= 170000; i++) {
+		u64 u = HEAL_AT + (u64)i * NSEC_PER_MSEC + i % 100;
+
+		tick = uidgen_tick(g, u);
+		off = clock_offset(g, u);
+		backwards += tick < prev_tick;
+		rises += off > prev;
+		below += off < 0;
+		prev_tick = tick;
+		prev = off;
+	}
+	KUNIT_EXPECT_EQ(test, 0ULL, backwards);
+	KUNIT_EXPECT_EQ(test, 0LL, rises);
+	KUNIT_EXPECT_EQ(test, 0LL, below);
+	/* At 1/16 of real time: half the offset gone after 80 s. */
+	KUNIT_EXPECT_EQ(test, 9937LL, clock_offset(g, HEAL_AT + NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, 5000LL, clock_offset(g, HEAL_AT + 80 * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, 6LL, clock_offset(g, HEAL_AT + 159900 * NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, 0LL, clock_offset(g, HEAL_AT + 160 * NSEC_PER_SEC));
+	/* And then in real time, on the anchor, for good. */
+	KUNIT_EXPECT_EQ(test, 0LL, clock_offset(g, HEAL_AT + 3600 * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, wall_tick(HEAL_AT + 200 * NSEC_PER_SEC),
+			uidgen_tick(g, HEAL_AT + 200 * NSEC_PER_SEC));
+}
+
+/*
+ * Minting through the heal, as an agent would run it: a grant raised to
+ * the ID clock plus 6,666 ms every second. Every run rises past the one
+ * before, no tick is at or below the floor or past the grant in force,
+ * and the last IDs are in the wall clock's tick again.
+ */
+static void uidgen_heal_ids_test(struct kunit *test)
+{
+	struct uidgen_gen *g = gen_10s_ahead(test);
+	u64 floor = wall_tick(HEAL_AT) + 9999, last = 0, first, wait, t, grant;
+	unsigned int bad_order = 0, at_floor = 0, past_grant = 0, runs = 0, i;
+	struct uidgen_slot *s = &g->slots[0];
+	int got;
+
+	/* Every 250 us for 170 s; a renewal every 4,000 of them. */
+	for (i = 0; i <= 680000; i++) {
+		t = HEAL_AT + (u64)i * 250 * NSEC_PER_USEC;
+		if (i % 4000 == 0) {
+			grant = uidgen_tick(g, t) + 6666;
+			uidgen_raise_grant(g, grant);
+		}
+		got = uidgen_reserve(g, s, uidgen_tick(g, t), 1000, &first, &wait);
+		KUNIT_ASSERT_LE(test, 0, got);
+		if (!got)
+			continue;
+		runs++;
+		bad_order += last && first <= last;
+		at_floor += first >> 12 <= floor;
+		past_grant += (first + got - 1) >> 12 > grant;
+		last = first + got - 1;
+	}
+	kunit_info(test, "%u runs through the heal", runs);
+	KUNIT_EXPECT_GT(test, runs, 100000U);
+	KUNIT_EXPECT_EQ(test, 0U, bad_order);
+	KUNIT_EXPECT_EQ(test, 0U, at_floor);
+	KUNIT_EXPECT_EQ(test, 0U, past_grant);
+	KUNIT_EXPECT_EQ(test, wall_tick(HEAL_AT + 170 * NSEC_PER_SEC), last >> 12);
+}
+
+/*
+ * Waiting for a tick during the heal: uidgen_tick_start() is the first
+ * instant the clock reads it, the clock running at 15/16.
+ */
+static void uidgen_heal_tick_start_test(struct kunit *test)
+{
+	struct uidgen_gen *g = gen_10s_ahead(test);
+	u64 now = uidgen_tick(g, HEAL_AT), x = 0x9e3779b97f4a7c15ULL;
+	unsigned int k, wrong = 0;
+
+	/* 1,000 ticks on takes 1,066,666,667 ns, not 1 s. */
+	KUNIT_EXPECT_EQ(test, HEAL_AT + 1066666667ULL,
+			uidgen_tick_start(g, now + 1000));
+	/* A tick the heal has ended by: real time after 160 s. */
+	KUNIT_EXPECT_EQ(test, HEAL_AT + 200 * NSEC_PER_SEC,
+			uidgen_tick_start(g, wall_tick(HEAL_AT + 200 * NSEC_PER_SEC)));
+	/* From instants across the heal, ticks up to 200 s on. */
+	for (k = 0; k < 20000; k++) {
+		u64 from = HEAL_AT + xorshift(&x) % (170 * NSEC_PER_SEC);
+		u64 tick = uidgen_tick(g, from) + 1 + xorshift(&x) % 200000;
+		u64 start = uidgen_tick_start(g, tick);
+
+		wrong += start <= from || uidgen_tick(g, start) != tick ||
+			 uidgen_tick(g, start - 1) != tick - 1;
+	}
+	KUNIT_EXPECT_EQ(test, 0U, wrong);
+}
+
+/*
+ * A second floor during the heal: a higher one moves the clock up to it
+ * and the heal goes on from there; one between the wall clock and the ID
+ * clock, or behind both, changes nothing.
+ */
+static void uidgen_heal_second_floor_test(struct kunit *test)
+{
+	struct uidgen_gen *g = gen_10s_ahead(test);
+	u64 t = HEAL_AT + 80 * NSEC_PER_SEC;
+
+	KUNIT_EXPECT_EQ(test, 0, uidgen_set_floor(g, wall_tick(t) + 2000, t));
+	KUNIT_EXPECT_EQ(test, 5000LL, clock_offset(g, t));
+	KUNIT_EXPECT_EQ(test, 0, uidgen_set_floor(g, wall_tick(t), t));
+	KUNIT_EXPECT_EQ(test, 5000LL, clock_offset(g, t));
+	KUNIT_EXPECT_EQ(test, 0, uidgen_set_floor(g, wall_tick(t) + 7999, t));
+	KUNIT_EXPECT_EQ(test, 8000LL, clock_offset(g, t));
+	KUNIT_EXPECT_EQ(test, 4000LL, clock_offset(g, t + 64 * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, 0LL, clock_offset(g, t + 128 * NSEC_PER_SEC));
+}
+
+/*
+ * A floor so far ahead that 16 times its offset is beyond 64 bits of ns
+ * (60 years): what cannot heal is kept, as before the heal existed, and
+ * the floor still holds.
+ */
+static void uidgen_heal_too_far_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	u64 ahead = 60ULL * 365 * 86400 * MSEC_PER_SEC;
+	u64 floor = wall_tick(HEAL_AT) + ahead;
+
+	KUNIT_ASSERT_EQ(test, 0, uidgen_set_floor(g, floor, HEAL_AT));
+	KUNIT_EXPECT_EQ(test, floor + 1, uidgen_tick(g, HEAL_AT));
+	KUNIT_EXPECT_EQ(test, floor + 1001, uidgen_tick(g, HEAL_AT + NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, HEAL_AT + NSEC_PER_SEC, uidgen_tick_start(g, floor + 1001));
 }
 
 /* A node ID change: every slot that issued starts in a fresh tick. */
@@ -725,6 +901,11 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE(uidgen_exhaustion_test),
 	KUNIT_CASE_PARAM(uidgen_exhausts_at_test, end_gen_params),
 	KUNIT_CASE(uidgen_floor_test),
+	KUNIT_CASE(uidgen_heal_offset_test),
+	KUNIT_CASE(uidgen_heal_ids_test),
+	KUNIT_CASE(uidgen_heal_tick_start_test),
+	KUNIT_CASE(uidgen_heal_second_floor_test),
+	KUNIT_CASE(uidgen_heal_too_far_test),
 	KUNIT_CASE(uidgen_fence_slots_test),
 	KUNIT_CASE(uidgen_node_assign_test),
 	KUNIT_CASE(uidgen_node_pending_test),

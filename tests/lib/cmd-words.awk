@@ -5,8 +5,12 @@
 # tests/docs-blocks.sh's allow-list. Assignments (X=y) and the prefix
 # words env, exec, time, command, nohup, !, if, while, until, elif, do,
 # then, else and the closing words are skipped to the word after them;
-# sudo is printed and so is the word after it. Single-quoted text and
+# sudo is printed and so is the word after it. A redirection (2>&1, >&2,
+# &> FILE, < FILE) and its target are no command. Single-quoted text and
 # comments are no commands; a for or case header is none either.
+# A heredoc's text (<<WORD, <<-WORD, <<'WORD', <<"WORD", up to its WORD
+# line) is no command, but for what $( ) and ` ` run in it when WORD is
+# unquoted.
 # Conservative: what it cannot read as a plain word (a $VARIABLE, a
 # quoted command name) is printed as it is, and fails the allow-list.
 #   awk -f tests/lib/cmd-words.awk SCRIPT
@@ -33,13 +37,62 @@ BEGIN {
 		skip[w[k]] = 1
 	expect = 1
 }
+# A heredoc's text: its WORD line ends it.
+nhd > 0 && sp == hdsp {
+	c = $0
+	if (hstrip[1]) sub(/^\t+/, "", c)
+	if (c == hd[1]) {
+		for (k = 1; k < nhd; k++) {
+			hd[k] = hd[k + 1]; hstrip[k] = hstrip[k + 1]; hquoted[k] = hquoted[k + 1]
+		}
+		nhd--
+		expect = 1
+		next
+	}
+	if (hquoted[1])
+		next
+}
 {
 	line = $0
 	L = length(line)
 	i = 1
+	inbody = nhd > 0
 	while (i <= L) {
 		ch = substr(line, i, 1)
 		two = substr(line, i, 2)
+		if (inbody && sp == hdsp) {
+			# Unquoted heredoc text: only $( ) and ` ` run commands.
+			if (ch == "\\") { i += 2; continue }
+			if (two == "$(" && substr(line, i, 3) != "$((") { push(""); expect = 1; i += 2; continue }
+			if (ch == "`") { push("`"); expect = 1; i++; continue }
+			i++
+			continue
+		}
+		if (inq == "" && substr(line, i, 3) == "<<<") {
+			endword(); i += 3; continue	# a here-string: a word, no heredoc
+		}
+		if (inq == "" && two == "<<") {
+			# A heredoc: its WORD, queued; its text starts on the next line.
+			endword()
+			i += 2
+			strip = substr(line, i, 1) == "-"
+			if (strip) i++
+			while (substr(line, i, 1) ~ /[ \t]/) i++
+			q = substr(line, i, 1)
+			if (q == "'" || q == "\"") {
+				k = index(substr(line, i + 1), q)
+				hw = k ? substr(line, i + 1, k - 1) : substr(line, i + 1)
+				i += k ? k + 1 : L
+			} else {
+				match(substr(line, i), /^[^ \t;&|<>()]+/)
+				hw = substr(line, i, RLENGTH); i += RLENGTH
+				q = index(hw, "\\") ? "\\" : ""
+				gsub(/\\/, "", hw)
+			}
+			nhd++; hd[nhd] = hw; hstrip[nhd] = strip; hquoted[nhd] = q != ""
+			hdsp = sp
+			continue
+		}
 		if (inq == "'") {
 			if (ch == "'")
 				inq = ""
@@ -99,6 +152,24 @@ BEGIN {
 			i++
 			continue
 		}
+		if (ch ~ /[<>]/ || two == "&>") {
+			# A redirection (2>&1, >&2, &> FILE, < FILE, 3<>FILE): no
+			# command, and neither is its target. A word of digits
+			# right before it is its file descriptor.
+			if (inword && cur ~ /^[0-9]+$/) inword = 0
+			endword()
+			if (ch == "&") i++
+			while (substr(line, i, 1) ~ /[<>|]/) i++
+			if (substr(line, i, 1) == "&") i++
+			while (substr(line, i, 1) ~ /[ \t]/) i++
+			q = substr(line, i, 1)
+			if (q == "'" || q == "\"") {
+				k = index(substr(line, i + 1), q)
+				i += k ? k + 1 : L
+			}
+			while (i <= L && substr(line, i, 1) !~ /[ \t;&|()<>]/) i++
+			continue
+		}
 		if (ch ~ /[;&|(]/) { endword(); expect = 1; i++; continue }
 		if (ch ~ /[ \t]/) { endword(); i++; continue }
 		if (!inword) { inword = 1; cur = "" }
@@ -106,6 +177,8 @@ BEGIN {
 		i++
 	}
 	endword()
-	if (line !~ /\\$/ && inq == "")
+	if (inbody && sp == hdsp)
+		expect = 0
+	else if (line !~ /\\$/ && inq == "")
 		expect = 1
 }

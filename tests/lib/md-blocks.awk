@@ -5,15 +5,17 @@
 # item's); it ends at a line of the same character, at least as long,
 # and nothing else; the block's lines lose the opening fence's indent.
 # KIND is the "<!-- docs-test: KIND -->" comment on the last non-blank
-# line before the fence, or "". LANG is the info string's first word.
+# line before the fence, or "". LANG is the info string's first word, in
+# lower case (```SH is ```sh). A fence in a blockquote ("> ```") and an
+# HTML <pre> block are KIND "bad: ...": this does not read them.
 #
-#   ```sh, ```bash, ```shell   N.sh: the block, a script
-#   ```console                 N.sh: the commands ("$ " lines, and "# "
-#                              lines: a root prompt, noted in N.root);
-#                              N.expect: the other lines, the output
-#   any other fence            N.sh: the block as it is (output, a config
-#                              file, code of another language)
-# A fence left open at the end of the file is KIND "bad: ...".
+# N.sh is the block as it is (a script, a console session, which
+# tests/docs-blocks.sh splits with tests/lib/console.awk, output, a config
+# file, code of another language).
+# A fence left open at the end of the file is KIND "bad: ...", and so is an
+# indented code block (a line indented 4 or more columns, tabs to 4, after
+# a blank line, 4 or more columns past the text of the list item it is
+# in, if any; a fence is no such line): this reads only fences, so such a block would go unrun.
 #   awk -f tests/lib/md-blocks.awk -v f=FILE -v dir=DIR -v n=N FILE
 function indent(s) { match(s, /^[ \t]*/); return RLENGTH }
 function flush(kind) {
@@ -21,20 +23,69 @@ function flush(kind) {
 	printf "%s:%d\t%s\t%s\n", f, start, kind, lang > (dir "/" n ".meta")
 	printf "%s", body > (dir "/" n ".sh")
 	close(dir "/" n ".meta"); close(dir "/" n ".sh")
-	if (lang == "console") {
-		printf "%s", expect > (dir "/" n ".expect")
-		close(dir "/" n ".expect")
-		if (root) { print "root" > (dir "/" n ".root"); close(dir "/" n ".root") }
+}
+# The columns a line is indented, a tab to the next multiple of 4.
+function columns(s,    c, k, ch) {
+	c = 0
+	for (k = 1; k <= length(s); k++) {
+		ch = substr(s, k, 1)
+		if (ch == " ") c++
+		else if (ch == "\t") c += 4 - c % 4
+		else break
 	}
+	return c
 }
 { sub(/\r$/, "") }
+function bad(why) {
+	n++
+	printf "%s:%d\tbad: %s\t\n", f, NR, why > (dir "/" n ".meta")
+	printf "%s\n", $0 > (dir "/" n ".sh")
+	close(dir "/" n ".meta"); close(dir "/" n ".sh")
+}
+# Forms of code this does not read: each a failure, never unread.
+# (A quoted fence's own closing line is not a second one.)
+!infence && /^[ \t]*>[ \t>]*(```|~~~)/ {
+	if (!inquoted)
+		bad("a fence in a blockquote ('> ```'): tests/docs-blocks.sh does not read it; take it out of the quote")
+	inquoted = !inquoted
+	next
+}
+inquoted && !/^[ \t]*>/ { inquoted = 0 }
+inquoted { next }
+!infence && /<(pre|code)([ \t>]|$)/ && /<pre/ {
+	bad("an HTML <pre> block: tests/docs-blocks.sh does not read it; write it as a fence (```sh, ```console, ```text with a docs-test marker)")
+	next
+}
+# Outside fences: list items (the column their text starts at) and
+# indented code blocks.
+!infence && /[^ \t]/ && !/^[ \t]*(```+|~~~+)/ {
+	c = columns($0)
+	if (match($0, /^[ \t]*([-*+]|[0-9]+[.)])[ \t]+/)) {
+		item = RLENGTH; initem = 1
+	} else if (blank && c == 0) {
+		initem = 0	# a paragraph of its own: the list is over
+	}
+	if (blank && !incode && c >= (initem ? item : 0) + 4) {
+		n++
+		printf "%s:%d\t%s\t\n", f, NR, "bad: an indented code block (" c " columns in): tests/docs-blocks.sh reads only fences; fence it (```sh, ```console, ```text with a docs-test marker)" > (dir "/" n ".meta")
+		printf "%s\n", $0 > (dir "/" n ".sh")
+		close(dir "/" n ".meta"); close(dir "/" n ".sh")
+		incode = 1; codecol = c
+	} else if (incode && c < codecol) {
+		incode = 0
+	}
+	blank = 0
+}
+!infence && /^[ \t]*$/ { blank = 1 }
 !infence && /^[ \t]*(```+|~~~+)/ {
+	incode = 0
 	fi = indent($0)
 	t = substr($0, fi + 1)
 	match(t, /^(`+|~+)/)
 	fence = substr(t, 1, RLENGTH)
 	lang = substr(t, RLENGTH + 1); sub(/^[ \t]+/, "", lang); sub(/[ \t{].*/, "", lang)
-	infence = 1; start = NR; body = ""; expect = ""; root = 0
+	lang = tolower(lang)
+	infence = 1; start = NR; body = ""
 	marker = ""
 	if (match(prev, /<!-- docs-test: [^>]*-->/)) {
 		marker = prev
@@ -50,19 +101,13 @@ infence {
 	    c ~ /^(`+|~+)$/) {
 		infence = 0
 		flush(marker)
-		prev = ""
+		prev = ""; blank = 0
 		next
 	}
 	# The block's lines lose the fence's indent (no more than they have).
 	k = indent(t); if (k > fi) k = fi
 	t = substr(t, k + 1)
-	if (lang == "console") {
-		if (t ~ /^\$ /) body = body substr(t, 3) "\n"
-		else if (t ~ /^# /) { body = body substr(t, 3) "\n"; root = 1 }
-		else expect = expect t "\n"
-	} else {
-		body = body t "\n"
-	}
+	body = body t "\n"
 	next
 }
 /[^ \t]/ { prev = $0 }

@@ -4,7 +4,8 @@
 # whose kernel dies or hangs before the job is booted once more and says
 # so; one that dies after the job started is not; two dead boots are exit
 # 124, with the console's end on stderr; the record of a retry outlives a
-# later boot of the same OUTDIR. Host only.   tests/qemu/vm-test.sh
+# later boot of the same OUTDIR; nothing setuid, setgid or a device node
+# that the guest left in OUTDIR outlives the run. Host only.   tests/qemu/vm-test.sh
 . tests/shell/lib.sh
 . tests/totals.sh
 tmp=$(mktemp -d "$PWD/build/vm-test.XXXXXX")
@@ -28,6 +29,13 @@ hang) echo "[    1.000000] hung"; exec sleep 120 ;;
 start-die) echo "== uidgen-vm: guest up"; echo up > "\$dir/started" ;;
 ok) echo "== uidgen-vm: guest up"; echo up > "\$dir/started"; echo 0 > "\$dir/rc"
 	: > "\$dir/dmesg.txt" ;;
+setuid) echo "== uidgen-vm: guest up"; echo up > "\$dir/started"; echo 0 > "\$dir/rc"
+	: > "\$dir/dmesg.txt"
+	# What a job as root in the guest can leave in OUTDIR (9p,
+	# security_model=none keeps the mode bits and makes device nodes).
+	mkdir -p "\$dir/sub"; cp /bin/true "\$dir/sub/suid"; chmod 4755 "\$dir/sub/suid"
+	cp /bin/true "\$dir/sgid"; chmod 2755 "\$dir/sgid"
+	mknod "\$dir/disk" b 8 0; mknod "\$dir/sub/mem" c 1 1 ;;
 esac
 FAKE
 chmod +x "$tmp/bin/qemu-system-x86_64"
@@ -71,6 +79,14 @@ like "  says the guest did not finish" "$(cat "$tmp/started.err")" 'did not fini
 name=twice; is "dies before the job twice: exit 124" "$(run die die ok)" 124
 is "  two boots, not three" "$(cat "$tmp/boots")" 2
 like "  the console's end on stderr" "$(tail -n 1 "$tmp/twice.err")" '^vm.sh: \| .*int3'
+
+name=setuid; is "a job leaving setuid files and device nodes in OUTDIR: exit 0" "$(run setuid)" 0
+is "  no setuid or setgid file left on the host" \
+	"$(find "$tmp/setuid" -perm /6000 | wc -l)" 0
+is "  the files themselves kept, executable" "$(stat -c %a "$tmp/setuid/sub/suid" "$tmp/setuid/sgid" | paste -sd' ')" "755 755"
+is "  no device node left on the host" "$(find "$tmp/setuid" \( -type b -o -type c \) | wc -l)" 0
+ok "  the guest mounts OUTDIR nosuid and nodev" \
+	grep -q 'mount -t 9p -o trans=virtio,version=9p2000.L,nosuid,nodev,msize=262144 out' tests/qemu/vm.sh
 
 name=clean; is "a clean boot: exit 0" "$(run ok)" 0
 is "  one boot" "$(cat "$tmp/boots")" 1

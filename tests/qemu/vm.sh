@@ -8,7 +8,9 @@
 # The guest is one of Debian's kernels (/boot/vmlinuz-KVER) under QEMU TCG
 # with 2 CPUs. A tiny busybox initramfs mounts this machine's root
 # read-only over 9p and chroots into it, so the guest runs the very
-# binaries built here; OUTDIR is shared read-write and seen as /mnt.
+# binaries built here; OUTDIR is shared read-write and seen as /mnt
+# (nosuid, nodev; what the job leaves there setuid, setgid or a device
+# node is taken away after it).
 # JOB runs as root in the guest with the repository as working directory;
 # $UIDGEN_KO (default module/uidgen.ko) says which build of the module to
 # load, for a kernel other than the one module/ was built for.
@@ -85,7 +87,7 @@ mount -t sysfs sys /sys
 for m in $(cat /modules.order); do insmod "/lib/modules/$m"; done
 R=/newroot
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot $R
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $R/mnt
+mount -t 9p -o trans=virtio,version=9p2000.L,nosuid,nodev,msize=262144 out $R/mnt
 # The repository may live under a directory the tmpfs mounts below hide
 # (/tmp, /root, /run): hold on to it and put it back on top.
 repo=$(cat $R/mnt/.repo)
@@ -176,6 +178,13 @@ if [ ! -e "$out/started" ]; then
 	echo "$(date -u +%FT%TZ) $kver: died before the job, booted again" >> "$out/boot-retried"
 	boot
 fi
+
+# OUTDIR is shared with security_model=none: a job, root in the guest,
+# can leave setuid or setgid files and device nodes there, real ones on
+# this machine. None outlives the run (the guest's mount is nosuid and
+# nodev, which only holds in the guest).
+find "$out" -xdev \( -type b -o -type c \) -delete 2> /dev/null
+find "$out" -xdev -type f -perm /6000 -exec chmod ug-s {} + 2> /dev/null
 
 if [ ! -s "$out/rc" ]; then
 	echo "vm.sh: the guest did not finish (a crash, no job after ${VM_BOOT_TIMEOUT:-300}s, or the ${timeout}s timeout): see $out/console.log; it ended:" >&2

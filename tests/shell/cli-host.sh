@@ -65,6 +65,35 @@ fails "decode -f with no value" 2 \
 	decode 1 -f
 fails "-n with no value" 2 "uidgen: -n needs a value: see 'uidgen --help'" -n
 fails "-f oct" 2 "uidgen: -f 'oct': unknown format: give dec, hex, b32, uuid or ulid" -f oct
+# --- An option given twice is refused, saying which (19 review) ------------
+fails "-n 5 -n 6" 2 \
+	"uidgen: -n (--count) given twice ('5', then '6'): give it once: see 'uidgen --help'" \
+	-n 5 -n 6
+fails "--count 5 -n 6: the same option" 2 \
+	"uidgen: -n (--count) given twice ('5', then '6'): give it once: see 'uidgen --help'" \
+	--count 5 -n 6
+fails "decode -f hex -f dec" 2 \
+	"uidgen: decode: -f (--format) given twice ('hex', then 'dec'): give it once: see 'uidgen decode --help'" \
+	decode -f hex 1 -f dec
+fails "-d twice" 2 \
+	"uidgen: info: -d (--device) given twice ('$tmp/a', then '$tmp/b'): give it once: see 'uidgen info --help'" \
+	-d "$tmp/a" info -d "$tmp/b"
+fails "set-node --new --new" 2 \
+	"uidgen: set-node: --new given twice: give it once: see 'uidgen set-node --help'" \
+	set-node 7 --new --new
+fails "set-node --floor twice" 2 \
+	"uidgen: set-node: --floor given twice ('1', then '2'): give it once: see 'uidgen set-node --help'" \
+	set-node 7 --floor 1 --floor 2
+# (timeout: a state keep that took it would wait for the device)
+U0=$U; U="timeout 5 $U"
+fails "state keep --every-ms twice" 2 \
+	"uidgen: state keep: --every-ms given twice ('5', then '6'): give it once: see 'uidgen state keep --help'" \
+	state keep "$tmp/st" --every-ms 5 --every-ms 6
+U=$U0
+fails "state restore --ahead-ms twice (the first one bad too)" 2 \
+	"uidgen: state restore: --ahead-ms given twice ('0', then '5'): give it once: see 'uidgen state restore --help'" \
+	state restore "$tmp/st" --ahead-ms 0 --ahead-ms=5
+
 fails "decode -f oct" 2 \
 	"uidgen: -f 'oct': unknown format: give auto, dec, hex, b32, uuid or ulid" decode -f oct 1
 # -d, -h and -V are every command's, before or after it.
@@ -122,6 +151,12 @@ like "help state: restore" "$h" "^Usage: uidgen \[-d DEVICE\] state restore FILE
 like "help state: keep" "$h" "^ +uidgen \[-d DEVICE\] state keep FILE \[--ahead-ms MS\] \[--every-ms MS\]\$"
 like "help state: save" "$h" "^ +uidgen \[-d DEVICE\] state save FILE\$"
 is "state --help is help state" "$($U state --help)" "$h"
+# Every help text, of every command: no line over 80 columns.
+for c in "" help decode info set-node revoke-node stats state "state restore" \
+	"state keep" "state save"; do
+	long=$($U $c --help | awk 'length > 80 { print length ": " $0 }')
+	is "uidgen${c:+ $c} --help: no line over 80 columns" "$long" ""
+done
 like "decode --help: -f auto" "$($U decode --help)" "^  -f, --format FMT +how to read the IDs: auto \(default"
 like "set-node --help: --new" "$($U set-node --help)" "^  --new +"
 fails "help of an unknown command" 2 \
@@ -184,25 +219,89 @@ is "decode of a hex ID prints it in decimal" "$($D 0x01ad11b1280e1000 2>/dev/nul
 id=$($D 01a22b21-6ca0-7000-8e10-000000000000 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/')
 is "the ID it prints decodes to the same UUID" "$($D "$id" 2>/dev/null | sed 's/.* uuid=//')" \
 	"01a22b21-6ca0-7000-8e10-000000000000"
-fails "decode -f uuid of a decimal ID" 1 \
+# Each text decode cannot read: what is wrong with it, what it reads;
+# exit status 2, as for any argument that is not what a command reads.
+READS="decode reads a decimal ID (digits only, at most 9223372036854775807), 0x and up to 16 hex digits, 13 Crockford base32 digits, a UUID (36 or 32 hex digits) or a ULID (26 base32 digits)"
+fails "decode abc" 2 "uidgen: 'abc': not an ID: character 1 ('a') is not a decimal digit; $READS" decode abc
+fails "decode 0x" 2 "uidgen: '0x': not an ID: 0x and no hex digit after it; $READS" decode 0x
+fails "decode ' 123'" 2 "uidgen: ' 123': not an ID: character 1 is a blank; $READS" decode ' 123'
+fails "decode 1_000" 2 "uidgen: '1_000': not an ID: character 2 ('_') is not a decimal digit; $READS" decode 1_000
+fails "decode of 17 hex digits" 2 "uidgen: '0x123456789abcdef01': not an ID: too large: an ID has 63 bits, at most 9223372036854775807 (0x7fffffffffffffff); $READS" decode 0x123456789abcdef01
+fails "decode of 33 hex digits" 2 \
+	"uidgen: '0123456789abcdef0123456789abcdef0': not an ID: character 11 ('a') is not a decimal digit; $READS" \
+	decode 0123456789abcdef0123456789abcdef0
+fails "decode of 2^64" 2 \
+	"uidgen: '18446744073709551616': not an ID: too large: an ID has 63 bits, at most 9223372036854775807 (0x7fffffffffffffff); $READS" \
+	decode 18446744073709551616
+fails "decode of 2^63" 2 \
+	"uidgen: '9223372036854775808': not an ID: too large: an ID has 63 bits, at most 9223372036854775807 (0x7fffffffffffffff); $READS" \
+	decode 9223372036854775808
+fails "decode of a ULID not from uidgen" 2 \
+	"uidgen: 7ZZZZZZZZZZZZZZZZZZZZZZZZZ: a ULID, but not one uidgen made: as a UUID its version (the 13th hex digit) is 15, and uidgen's are 7 (8 with UIDGEN_UUID_V8); decode what 'uidgen -f ulid' or uidgen_to_uuid() printed" \
+	decode 7ZZZZZZZZZZZZZZZZZZZZZZZZZ
+fails "decode -f hex zz" 2 \
+	"uidgen: zz: not a hex ID (up to 16 hex digits, 0x optional), which -f hex reads; without -f, decode reads each ID by its form" \
+	decode -f hex zz
+fails "-d ''" 2 "uidgen: -d: the device path is empty: give the uidgen device with -d PATH (default /dev/uid)" -d '' info
+fails "set-node abc --new" 2 "uidgen: 'abc': not a decimal node ID (0 to the module's largest, see 'uidgen info')" set-node abc --new
+fails "set-node 5 --new --floor 3" 2 \
+	"uidgen: set-node: --new and --floor given together: give exactly one of --new, --floor MS and --state FILE, where node ID 5's floor comes from" \
+	set-node 5 --new --floor 3
+fails "set-node 5 --floor 3 --state F" 2 \
+	"uidgen: set-node: --floor and --state given together: give exactly one of --new, --floor MS and --state FILE, where node ID 5's floor comes from" \
+	set-node 5 --floor 3 --state "$tmp/st"
+fails "set-node -1 --new" 2 \
+	"uidgen: '-1': node IDs are 0 to the module's largest (2^node_bits - 1, see 'uidgen info'), in decimal; to take the node ID away, 'uidgen revoke-node'" \
+	set-node -1 --new
+fails "set-node --new -12" 2 \
+	"uidgen: '-12': node IDs are 0 to the module's largest (2^node_bits - 1, see 'uidgen info'), in decimal; to take the node ID away, 'uidgen revoke-node'" \
+	set-node --new -12
+fails "decode -f uuid of a decimal ID" 2 \
 	"uidgen: 120687119160971264: not a UUID (36 or 32 hex digits) or ULID (26 Crockford base32 digits), which -f uuid reads; without -f, decode reads each ID by its form" \
 	decode -f uuid 120687119160971264
-fails "decode -f ulid of a decimal ID" 1 \
+fails "decode -f ulid of a decimal ID" 2 \
 	"uidgen: 120687119160971264: not a UUID (36 or 32 hex digits) or ULID (26 Crockford base32 digits), which -f ulid reads; without -f, decode reads each ID by its form" \
 	decode -f ulid 120687119160971264
-fails "decode -f dec of a hex ID" 1 \
+fails "decode -f dec of a hex ID" 2 \
 	"uidgen: 0x10: not a decimal ID, which -f dec reads; without -f, decode reads each ID by its form" \
 	decode -f dec 0x10
-fails "decode -f hex of a ULID" 1 \
+fails "decode -f hex of a ULID" 2 \
 	"uidgen: 01M8NJ2V50E008W40000000000: not a hex ID (up to 16 hex digits, 0x optional), which -f hex reads; without -f, decode reads each ID by its form" \
 	decode -f hex 01M8NJ2V50E008W40000000000
-fails "decode -f b32 of a UUID" 1 \
+fails "decode -f b32 of a UUID" 2 \
 	"uidgen: 01a22b21-6ca0-7000-8e10-000000000000: not a base32 ID (13 Crockford base32 digits), which -f b32 reads; without -f, decode reads each ID by its form" \
 	decode -f b32 01a22b21-6ca0-7000-8e10-000000000000
-fails "decode garbage (auto)" 1 "uidgen: nonsense: not a uidgen ID (Invalid argument)" decode nonsense
-fails "decode of a random UUID" 1 \
-	"uidgen: 3f2504e0-4f89-41d3-9a0c-0305e82c3301: not a uidgen ID (Invalid argument)" \
+fails "decode garbage (auto)" 2 "uidgen: 'nonsense': not an ID: character 1 ('n') is not a decimal digit; $READS" decode nonsense
+# A UUID or ULID it cannot decode: which check failed, and what to do.
+CHECK="check that it was copied whole"
+fails "decode of a UUID one digit short" 2 \
+	"uidgen: 01a22b21-6ca0-7000-8e10-00000000000: not a UUID or ULID: 35 characters; a UUID has 36 (8-4-4-4-12 hex digits) or 32 (hex digits only), a ULID 26: $CHECK" \
+	decode 01a22b21-6ca0-7000-8e10-00000000000
+fails "decode of a UUID with a letter that is no hex digit" 2 \
+	"uidgen: 01a22b21-6ca0-7000-8e10-00000000000g: not a UUID: character 36 ('g') is not a hex digit: $CHECK" \
+	decode 01a22b21-6ca0-7000-8e10-00000000000g
+fails "decode of a UUID with a dash missing" 2 \
+	"uidgen: 01a22b21x6ca0-7000-8e10-000000000000: not a UUID: character 9 is 'x', not the '-' of 8-4-4-4-12: $CHECK" \
+	decode 01a22b21x6ca0-7000-8e10-000000000000
+fails "decode of a ULID with a U" 2 \
+	"uidgen: 01M8NJ2V50E008W4000000000U: not a ULID: character 26 ('U') is not a Crockford base32 digit: $CHECK" \
+	decode 01M8NJ2V50E008W4000000000U
+fails "decode of a ULID over 128 bits" 2 \
+	"uidgen: 81M8NJ2V50E008W40000000000: not a ULID: its first digit is '8'; a ULID's is 0 to 7 (128 bits): $CHECK" \
+	decode 81M8NJ2V50E008W40000000000
+fails "decode of a random (v4) UUID" 2 \
+	"uidgen: 3f2504e0-4f89-41d3-9a0c-0305e82c3301: a version 4 UUID (its 13th hex digit), and uidgen's are version 7 (8 with UIDGEN_UUID_V8): not one uidgen made; decode what 'uidgen -f uuid' or uidgen_to_uuid() printed" \
 	decode 3f2504e0-4f89-41d3-9a0c-0305e82c3301
+fails "decode of a UUID of another variant" 2 \
+	"uidgen: 01a22b21-6ca0-7000-0e10-000000000000: not an RFC 9562 UUID: its variant (the 17th hex digit, 0) is not 8, 9, a or b, as uidgen's always is: $CHECK" \
+	decode 01a22b21-6ca0-7000-0e10-000000000000
+MAPS="decode it with the layout it was made under (where that module is loaded, or -d its device), or decode its 64-bit ID"
+fails "decode of a UUIDv7 uidgen's view does not map back (its sub-ms fraction)" 2 \
+	"uidgen: 01a22b21-6ca0-7001-8e10-000000000000: a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (it has bits set that uidgen's view of an ID never sets): $MAPS" \
+	decode 01a22b21-6ca0-7001-8e10-000000000000
+fails "decode of a UUIDv7 from before the epoch" 2 \
+	"uidgen: 00000000-0001-7000-8000-000000000000: a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (its time is before the epoch or after the layout's last tick): $MAPS" \
+	decode 00000000-0001-7000-8000-000000000000
 
 # --- A file that is not the device (19.8) -----------------------------------
 for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do
@@ -213,26 +312,32 @@ done
 
 # --- No module loaded (19.9) ---------------------------------------------------
 HINT="uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then 'uidgen state restore FILE' with its state file (what uidgen-state.service does at boot)"
+# A tree user (README "First use") has no installed module: the insmod form.
+HINT2="uidgen: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko node_id=N node_new=1'"
 if [ -e /sys/module/uidgen ]; then
 	echo "# the uidgen module is loaded here: the no-module checks are left out"
 else
 	for c in "" info revoke-node "set-node 7 --new" "state save $tmp/st" \
 		"state restore $tmp/st" "-d $tmp/none"; do
-		fails "no module: uidgen $c" 1 "$HINT" $c
+		fails "no module: uidgen $c" 1 "$HINT2" $c
+		is "no module: uidgen $c: the modprobe form before it" \
+			"$($U $c 2>&1 | tail -n 2 | head -n 1)" "$HINT"
 	done
 	is "no module: the device's error first" "$($U 2>&1 | head -n 1)" \
 		"uidgen: /dev/uid: No such file or directory"
 	err=$($U stats 2>&1); rc=$?
 	is "no module: stats exits 1" "$rc" 1
-	is "no module: stats says so and what to do" "$err" "$HINT"
-	fails "no module: stats -d a missing file" 1 "$HINT" stats -d "$tmp/none"
+	is "no module: stats says so and what to do" "$err" "$HINT
+$HINT2"
+	fails "no module: stats -d a missing file" 1 "$HINT2" stats -d "$tmp/none"
 	# state keep waits for the device (its unit may start first), saying
 	# what to do; SIGTERM after 2 s ends it.
 	err=$(timeout --preserve-status 2 $U state keep "$tmp/st" 2>&1 > /dev/null); rc=$?
 	is "no module: state keep waits until stopped (exit 0 on SIGTERM)" "$rc" 0
 	is "no module: state keep says it waits" "$(printf '%s\n' "$err" | head -n 1)" \
 		"uidgen: /dev/uid: No such file or directory; waiting for it"
-	is "no module: state keep says what to do" "$(printf '%s\n' "$err" | tail -n 1)" "$HINT"
+	is "no module: state keep says what to do" "$(printf '%s\n' "$err" | tail -n 2)" "$HINT
+$HINT2"
 	if command -v python3 > /dev/null; then
 		err=$(PYTHONPATH=bindings/python python3 -c '
 import uidgen

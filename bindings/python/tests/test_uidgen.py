@@ -109,6 +109,7 @@ class Pure(unittest.TestCase):
         self.assertIsInstance(e, OSError)
         self.assertIsInstance(e, FileNotFoundError)
         self.assertIn("not loaded", str(e))
+        self.assertIn("insmod module/uidgen.ko node_id=N node_new=1", str(e))
 
 
 @unittest.skipUnless(os.path.exists("/dev/uid") and os.environ.get("UIDGEN_NODE"),

@@ -78,7 +78,9 @@ class InvalidIdError(UidgenError, ValueError):
 # leaves the node ID pending (ENODATA) until its floor is restored.
 _NOT_LOADED = ("the uidgen kernel module is not loaded: as root, "
                "modprobe uidgen node_id=N node_new=1 for a node ID that has never issued an ID; "
-               "else modprobe uidgen node_id=N, then uidgen state restore FILE with its state file")
+               "else modprobe uidgen node_id=N, then uidgen state restore FILE with its state file "
+               "(modprobe finds the module once make install or a package put it in place; "
+               "from the source tree, insmod module/uidgen.ko node_id=N node_new=1)")
 _HINTS = {
     _errno.ENOENT: (NoDeviceError, _NOT_LOADED),
     _errno.ENODEV: (NoDeviceError, _NOT_LOADED),
