@@ -101,6 +101,27 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The start (Unix us) of the first tick of @tick_us, counted from
+ * @epoch_ms, that lies wholly above @until_ms: the tick holding @until_ms
+ * may be issued whole by a holder whose grant is @until_ms. */
+static uint64_t until_open_us(uint64_t until_ms, uint64_t epoch_ms, uint32_t tick_us)
+{
+	uint64_t tick = tick_us ? tick_us : 1000, since;
+
+	if (until_ms < epoch_ms)
+		return epoch_ms * 1000;
+	since = (until_ms - epoch_ms) * 1000;
+	return epoch_ms * 1000 + (since / tick + 1) * tick;
+}
+
 /* Sleep until CLOCK_BOOTTIME @t; returns early (nonzero) on a stop signal. */
 static int sleep_until(uint64_t t)
 {
@@ -945,20 +966,33 @@ static int claim_wait(struct agent *a)
 {
 	uint64_t until = a->claimed_ms + (uint64_t)a->c->grant_window_ms +
 			 2 * (uint64_t)a->c->clock_error_ms;
-	uint64_t deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl), g, t, w;
+	uint64_t deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl), g, t, w, open;
 	uint64_t next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
+	struct lease_dev_state st;
 	int r, said = 0;
 
+	r = lease_dev_state(a->d, &st);
+	if (r) {
+		say("node %u: UIDGEN_IOC_INFO: %s", a->node, strerror(-r));
+		return -EAGAIN;
+	}
+	/* A holder may issue the whole tick that holds its grant: open at
+	 * the start of the first tick wholly above @until (the layout's
+	 * ticks, counted from its epoch; @until + 1 ms at 1 ms ticks). */
+	open = until_open_us(until, st.epoch_ms, st.tick_us);
 	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > until)
-		until = a->floor_ms;
-	while ((w = now_ms()) <= until) {
-		uint64_t left = until + 1 - w;
+		/* No wait for it: the install's floor starts the ID clock
+		 * above it (and the kernel heals the lead, at 15/16). */
+		say("node %u: the floor is %.3f s ahead of our clock: no wait for it, the ID clock starts above it",
+		    a->node, (double)(a->floor_ms - now_ms()) / 1e3);
+	while ((w = now_us()) < open) {
+		uint64_t left = open - w;
 
 		if (!said++)
 			say("node %u: waiting %.3f s before opening the claim, until our clock passes %" PRIu64
-			    " (any grant a holder unknown to etcd could have: grant_window_ms + 2 x clock_error_ms)",
-			    a->node, (double)left / 1e3, until);
-		t = etcd_boottime_ns() + left * 1000000ULL;
+			    " (any grant a holder unknown to etcd could have: grant_window_ms + 2 x clock_error_ms), to the next tick (%u us)",
+			    a->node, (double)left / 1e6, until, st.tick_us);
+		t = etcd_boottime_ns() + left * 1000ULL;
 		if (sleep_until(next < t ? next : t))
 			return 1;
 		if (etcd_boottime_ns() >= deadline) {
@@ -982,6 +1016,17 @@ static int claim_wait(struct agent *a)
 			/* again soon, within the deadline */
 			next = etcd_boottime_ns() + (uint64_t)a->ttl * 1000000000ULL / 20;
 			continue;
+		}
+		if (a->ka_sent_ns >= deadline) {
+			/* Sent at or past the deadline of the one before
+			 * (a pause after the check above, or an endpoint that
+			 * did not answer and the next one tried late): the
+			 * lease may have expired and the ID been taken
+			 * meanwhile, whatever etcd answers now (a restore). */
+			say("node %u: a keepalive sent %.3f s past the deadline of the one before, while waiting to open: "
+			    "the lease may have expired and the ID been taken; claiming again",
+			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9);
+			return -ETIME;
 		}
 		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 		next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
@@ -1013,6 +1058,7 @@ static int claim_wait(struct agent *a)
 static int install(struct agent *a)
 {
 	struct lease_dev_state st;
+	uint64_t deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 	int r;
 
 	/*
@@ -1031,7 +1077,7 @@ static int install(struct agent *a)
 		fenced_since_claim(a, NULL);
 		return -EAGAIN;
 	}
-	if (!r && etcd_boottime_ns() >= agent_deadline(a->c, a->ka_sent_ns, a->ttl)) {
+	if (!r && etcd_boottime_ns() >= deadline) {
 		/* Paused past the last keepalive's deadline since the claim:
 		 * the lease may have expired and the ID been taken, and a
 		 * restored store may show the claim again (P9). */
@@ -1049,6 +1095,16 @@ static int install(struct agent *a)
 				return -EAGAIN;
 			say("node %u: keepalive before install: %s", a->node,
 			    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+			return -EAGAIN;
+		}
+		if (a->ka_sent_ns >= deadline) {
+			/* Sent at or past the last one's deadline: as a
+			 * pause past it, above (P9). */
+			say("node %u: the keepalive before the install was sent %.3f s past the deadline of the one before: "
+			    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
+			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9, (uint64_t)a->lease);
+			a->lease = 0;
+			a->held = 0;
 			return -EAGAIN;
 		}
 		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
@@ -1089,7 +1145,39 @@ static int install(struct agent *a)
 	}
 }
 
-enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED, HOLD_GONE, HOLD_BACK };
+enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED, HOLD_GONE, HOLD_BACK, HOLD_SETTINGS };
+
+/*
+ * settings_hold() - are /uidgen/<cluster>/settings still ours? Read at
+ * every hold round: etcd restored to before the first 2.0 agent has no
+ * such key, and the next agent records its own, perhaps smaller (its
+ * claim wait then shorter than ours covers). Returns 1 if they are (or
+ * etcd did not answer: the next round asks again), 0 if they differ or
+ * are gone (said so).
+ */
+static int settings_hold(struct agent *a)
+{
+	json_object *resp;
+	struct etcd_kv kv;
+	char sk[512];
+	int ok;
+
+	snprintf(sk, sizeof(sk), "%ssettings", a->prefix);
+	if (range(a, sk, 0, 0, &resp))
+		return 1;
+	ok = !etcd_kv_get(resp, 0, &kv);
+	json_object_put(resp);
+	if (ok && !strcmp(kv.value, a->settings)) {
+		etcd_kv_free(&kv);
+		return 1;
+	}
+	say("node %u: %s is %s%s%s, not ours (%s): etcd restored from a snapshot, or the key changed by hand; "
+	    "stopping (exit 3): an operator must look (fleet.rst, \"Restoring etcd\")",
+	    a->node, sk, ok ? "'" : "gone", ok ? kv.value : "", ok ? "'" : "", a->settings);
+	if (ok)
+		etcd_kv_free(&kv);
+	return 0;
+}
 
 /* Is our node, with our token, still in force in the device? Asked before
  * every etcd write of a hold round: a VM fork or snapshot restore revokes
@@ -1156,6 +1244,8 @@ static int hold(struct agent *a)
 		if (failing)
 			say("node %u: keepalive answered again after %d failures", a->node, failing);
 		failing = 0;
+		if (!settings_hold(a))
+			return HOLD_SETTINGS;
 		/* The device keeps its old deadline until it takes this one. */
 		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 		base = grant_base(a);
@@ -1233,12 +1323,14 @@ static void drop_stale_claim(struct agent *a)
 		boot = mine && json_object_object_get_ex(v, "boot_id", &b) &&
 		       !strcmp(json_object_get_string(b), a->boot_id);
 		if (mine && !boot)
-			say("node %ld: held by machine ID %s (ours) with boot ID %s, not ours (%s): "
-			    "two machines share one machine ID (a cloned image?), or two agents run here; "
-			    "leaving that claim alone (give each machine its own /etc/machine-id)",
+			say("node %ld: held under our machine ID %s with boot ID %s, not this boot's (%s): "
+			    "this machine before a reboot, its agent stopped with SIGTERM (not a hand-over) less than a TTL ago, "
+			    "or another machine with the same /etc/machine-id (a cloned image: give each machine its own); "
+			    "leaving that claim alone: it waits for its lease to expire (within %" PRId64 " s of its last keepalive), "
+			    "and this agent claims another ID meanwhile",
 			    id, a->c->machine_id,
 			    json_object_object_get_ex(v, "boot_id", &b) ? json_object_get_string(b) : "none",
-			    a->boot_id);
+			    a->boot_id, (int64_t)a->c->ttl_s);
 		json_object_put(v);
 		/* Not freed even then: a clone of this VM has this boot ID and
 		 * may be the one issuing under it. It expires by itself. */
@@ -1317,8 +1409,31 @@ static int adopt(struct agent *a)
 		a->floor_ms = st.floor_ms;
 		r = keepalive(a);
 		if (!r) {
-			a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
-			r = lease_dev_renew(a->d, a->node, 0, a->deadline_ns, st.token);
+			/* The grant raised now, as a hold round does: the
+			 * previous run's may be a round or more behind the ID
+			 * clock (its last round, then the restart), and
+			 * callers would wait at it until our first round. */
+			uint64_t base = grant_base(a), grant = 0;
+
+			if (a->grant_ms < base + (uint64_t)a->c->grant_window_ms * 2 / 3) {
+				grant = base + (uint64_t)a->c->grant_window_ms;
+				r = persist_grant(a, grant);
+				if (r == -ENOLINK || r == -ESTALE || etcd_went_back(a->e) || a->went_back) {
+					say("node %u: adopting: the first grant: %s", a->node,
+					    r == -ENOLINK ? "the claim is gone from etcd, or is not ours" : "etcd went back in time");
+					r = r ? r : -ESTALE;
+				} else if (r) {
+					/* not raised: the first round tries again */
+					grant = 0;
+					r = 0;
+				}
+			}
+			if (!r) {
+				a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+				r = lease_dev_renew(a->d, a->node, grant, a->deadline_ns, st.token);
+				if (!r && grant)
+					a->grant_ms = grant;
+			}
 		}
 		if (!r) {
 			say("node %u: adopted from the previous run (token %" PRId64 ")", a->node, a->token);
@@ -1327,6 +1442,11 @@ static int adopt(struct agent *a)
 		}
 		say("node %u: cannot adopt the previous run's claim (token %" PRIu64 "): %s", st.node,
 		    st.token, r == -ENOENT ? "its lease is gone" : strerror(-r));
+		if (r == -ESTALE) {
+			lease_dev_revoke(a->d, st.token);
+			etcd_kv_free(&kv);
+			return -ESTALE;
+		}
 	} else {
 		say("node %u in force from a previous run (token %" PRIu64 "), but etcd has %s", st.node,
 		    st.token, kv.key ? "another claim" : "no claim");
@@ -1422,8 +1542,9 @@ holding:
 			leave(a);
 		release(a, h == HOLD_STOP ? "shutdown" : h == HOLD_LOST ? "claim lost" :
 			h == HOLD_GONE ? "not in force in the device" :
-			h == HOLD_BACK ? "etcd went back in time" : "deadline passed");
-		if (h == HOLD_BACK) {
+			h == HOLD_BACK ? "etcd went back in time" :
+			h == HOLD_SETTINGS ? "the cluster's settings are not ours" : "deadline passed");
+		if (h == HOLD_BACK || h == HOLD_SETTINGS) {
 			r = -ESTALE;
 			break;
 		}

@@ -99,6 +99,8 @@ int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
 		return set_long(&c->sim_node_bits, k, v, 0, 30);
 	if (!strcmp(k, "sim_epoch_ms"))
 		return set_long(&c->sim_epoch_ms, k, v, 0, 4000000000000L);
+	if (!strcmp(k, "sim_tick_us"))
+		return set_long(&c->sim_tick_us, k, v, 0, 1000000);
 	fprintf(stderr, "%s: unknown setting '%s'\n", conf_prog, k);
 	return -EINVAL;
 }

@@ -24,6 +24,7 @@ struct lease_conf {
 	char *sim;		/* --device-sim state file, or NULL */
 	long sim_node_bits;
 	long sim_epoch_ms;	/* the stand-in's epoch (0: uidgen's default) */
+	long sim_tick_us;	/* the stand-in's tick (0: 1000) */
 	long ttl_s;		/* lease TTL asked of etcd */
 	long margin_ms;		/* taken off the kernel deadline */
 	long rate_ppm;		/* clock-rate bound, parts per million */

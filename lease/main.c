@@ -27,7 +27,7 @@ static void usage(FILE *f)
 		"      --device-sim FILE  no device: a stand-in keeping its state in FILE\n"
 		"                         and logging every change to FILE.log (for\n"
 		"                         simulations; node IDs of sim_node_bits bits,\n"
-		"                         the epoch sim_epoch_ms)\n"
+		"                         the epoch sim_epoch_ms, ticks of sim_tick_us)\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          the version\n"
 		"\n"
@@ -42,7 +42,11 @@ static void usage(FILE *f)
 
 static void on_stop(int sig)
 {
-	lease_stop = sig == SIGUSR1 ? LEASE_STOP_HANDOVER : LEASE_STOP;
+	/* A hand-over stays one: a SIGTERM after it (the unit's ExecStop
+	 * sends SIGUSR1 at shutdown, then systemd its KillSignal) does not
+	 * turn it into a leave. */
+	if (lease_stop != LEASE_STOP_HANDOVER)
+		lease_stop = sig == SIGUSR1 ? LEASE_STOP_HANDOVER : LEASE_STOP;
 }
 
 int main(int argc, char **argv)
@@ -108,6 +112,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	r = lease_dev_open(&d, c.device, c.sim, (uint32_t)c.sim_node_bits, (uint64_t)c.sim_epoch_ms,
+			   (uint32_t)c.sim_tick_us,
 			   c.machine_id);
 	if (r == -EWOULDBLOCK) {
 		fprintf(stderr, "uidgen-lease: %s: another uidgen-lease runs on it (it holds the lock): run one agent per kernel\n",

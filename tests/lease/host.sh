@@ -246,7 +246,7 @@ start E twin 1 -o machine_id=twin -o boot_id_file="$out/boot2"
 check "a second machine with the same machine ID takes the other ID" \
 	'waitlog E "in force" && [ "$(node_of E)" != "$d_node" ]'
 check "and leaves the first's claim alone, saying why" \
-	'waitlog E "two machines share one machine ID" && sleep 3 && ! grep -Eq " (expire|revoke) " "$out/D.sim.log"'
+	'waitlog E "or another machine with the same /etc/machine-id" && sleep 3 && ! grep -Eq " (expire|revoke) " "$out/D.sim.log"'
 stop E
 stop D
 # The same boot: a claim left by a killed agent whose device revoked is
@@ -340,11 +340,11 @@ stop G
 kill "$proxy"
 # uidgen-cluster lists holders by node ID as a number (etcd's key order
 # put node/11 and node/21 before node/4), the free ones likewise (--all).
-for n in 11 4 21; do
-	ectl put /uidgen/order/node/$n "{\"machine\":\"m$n\",\"host\":\"h$n\"}" > /dev/null
-	ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null
+for k in 11 4 21; do
+	ectl put /uidgen/order/node/$k "{\"machine\":\"m$k\",\"host\":\"h$k\"}" > /dev/null
+	ectl put /uidgen/order/floor/$k 1796100000000 > /dev/null
 done
-for n in 30 5; do ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null; done
+for k in 30 5; do ectl put /uidgen/order/floor/$k 1796100000000 > /dev/null; done
 check "uidgen-cluster: holders in node order (4, 11, 21), then the free IDs (5, 30)" \
 	'lease/uidgen-cluster -c /dev/null -o endpoints="$etcd_eps" -o cluster=order --all > "$out/order.txt" &&
 	 [ "$(tail -n +2 "$out/order.txt" | awk "{ print \$1 }" | paste -sd,)" = "4,11,21,5,30" ] || { cat "$out/order.txt"; false; }'
@@ -467,6 +467,109 @@ check "a VM cloned at the opening renew: the copy leaves the lease and claim; th
 	'waitlog M "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight2/node/0 --print-value-only)" ] &&
 	 ! grep -q "is gone" "$out/M.log" && [ "$(simlast M "(install|renew)" open)" = 1 ] && ! grep -q " revoke " "$out/M.sim.log"'
 stop_clone M inflight2
+# The review of the claim wait (issue 17, P9), each failing on the agent
+# before its fix.
+# A keepalive sent past the deadline of the one before carries no claim
+# on: its lease may have expired and the ID been taken meanwhile. Here
+# the first endpoint holds the wait's first keepalive (timeout_ms 6 s),
+# and the next one is tried 3.333 + 6 s after the lease, past its
+# deadline (8.99 s at TTL 10): a pause after the check would do the same.
+tests/lease/faultproxy.py ${etcd_client_port}7 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/lease/keepalive::$out/never" > "$out/proxy-ka.log" 2>&1 &
+proxy=$!
+sleep 0.5
+start KG kagap 0 -o endpoints=http://127.0.0.1:${etcd_client_port}7,http://127.0.0.1:${etcd_client_port}2 \
+	-o ttl=10 -o timeout_ms=6000 -o grant_window_ms=9500
+check "a keepalive sent past the last one's deadline, in the claim wait: the claim is not opened, claimed again" \
+	'waitlog KG "a keepalive sent [0-9.]+ s past the deadline of the one before, while waiting to open" 14 &&
+	 grep "^hold" "$out/proxy-ka.log" && sleep 1 && ! grep -q " install " "$out/KG.sim.log"'
+stop KG
+kill "$proxy"
+# Ticks longer than 1 ms: a holder may issue the whole tick that holds its
+# grant, so a fresh claim opens at the start of the first tick wholly
+# above its wait's bound (three claims, ticks of 10 ms).
+boot_wall=$(python3 -c 'import time; print(time.time_ns() - time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
+for m in TK1 TK2 TK3; do start $m tick 2 -o sim_tick_us=10000; done
+for m in TK1 TK2 TK3; do waitlog $m "in force" > /dev/null; done
+# tick_open NAME: "bound, first tick above it, opened at" (Unix ms),
+# and whether it opened at or after that tick. "Opened at": the wall
+# clock when the wait ended, which the first grant is (floor NEW), less
+# grant_window_ms (3333 at TTL 5).
+tick_open() {
+	local u g
+	u=$(sed -n 's/.*until our clock passes \([0-9]*\) .*/\1/p' "$out/$1.log" | head -n 1)
+	g=$(grep -E " (install|renew) .*open=1 " "$out/$1.sim.log" | head -n 1 | tr ' ' '\n' | sed -n 's/^grant=//p')
+	python3 -c 'import sys; u, g = map(int, sys.argv[1:]); ep = 1767225600000; b = ep + ((u - ep) // 10 + 1) * 10; o = g - 3333; print("# bound %d, tick above %d, opened at %d" % (u, b, o)); sys.exit(0 if o >= b else 1)' "${u:-0}" "${g:-0}"
+}
+check "tick_us 10000: each fresh claim opens at the start of the first tick wholly above its bound" \
+	'tick_open TK1 && tick_open TK2 && tick_open TK3'
+for m in TK1 TK2 TK3; do stop $m; done
+# A floor far ahead (an hour: a clock that was wrong) needs no wait: the
+# install's floor starts the ID clock above it. Only the claim wait.
+far=$(( $(date +%s%3N) + 3600000 ))
+ectl put /uidgen/far/floor/0 "$far" > /dev/null
+t0=$(boot_ns)
+start FA far 0
+check "a floor an hour ahead: in force within the claim wait (4.333 s) + 2 s, floor installed, the right reason given" \
+	'waitlog FA "in force" 10 && t=$(simlast FA install time) && echo "# in force $(( (t - t0) / 1000000 )) ms after the start" &&
+	 [ $(( (t - t0) / 1000000 )) -le 6333 ] && [ "$(simlast FA install floor)" = "$far" ] &&
+	 grep -Eq "the floor is 3[0-9]{3}\.[0-9]+ s ahead of our clock: no wait for it" "$out/FA.log" &&
+	 grep -q "waiting 4\.3[0-9]* s before opening the claim" "$out/FA.log"'
+stop FA
+# An adoption raises the grant at once, as a hold round does: the previous
+# run's fell behind through its stop and the restart (1.5 s here).
+start AG adoptg 0
+waitlog AG "in force" > /dev/null
+sleep 1.8
+kill -TERM "${apid[AG]}"; wait "${apid[AG]}"
+sleep 1.5
+lines=$(wc -l < "$out/AG.sim.log")
+start AG adoptg 0
+check "adopted: the grant is raised at once, at least 2/3 of a window (2222 ms) past the ID clock" \
+	'waitlog AG "adopted from the previous run" 5 && l=$(tail -n +$((lines + 1)) "$out/AG.sim.log" | grep " renew " | head -n 1) &&
+	 g=$(echo "$l" | tr " " "\n" | sed -n "s/^grant=//p") && t=$(echo "$l" | cut -d" " -f1) &&
+	 ahead=$(( g - (t + boot_wall) / 1000000 )) && echo "# grant $ahead ms past the ID clock at the adoption" && [ "$ahead" -ge 2222 ]'
+stop AG
+# A hand-over stays one when SIGTERM follows (the unit's ExecStop at
+# shutdown sends SIGUSR1, then systemd its KillSignal).
+start HS sticky 0
+waitlog HS "in force" > /dev/null
+# stopped, so that both are pending and handled before it goes on
+kill -STOP "${apid[HS]}"; kill -USR1 "${apid[HS]}"; kill -TERM "${apid[HS]}"; kill -CONT "${apid[HS]}"
+wait "${apid[HS]}"
+check "SIGUSR1 then SIGTERM: still a hand-over (revoked, released in etcd)" \
+	'grep -q "released in etcd" "$out/HS.log" && ! grep -q "left in force" "$out/HS.log" &&
+	 [ -z "$(ectl get /uidgen/sticky/node/0 --print-value-only)" ]'
+# A reboot within the TTL after a SIGTERM (not a hand-over): the claim of
+# this machine ID with another boot ID; the message says what it can be
+# and what happens.
+echo boot-a > "$out/bootA"
+echo boot-b > "$out/bootB"
+start RB reboot 1 -o boot_id_file="$out/bootA"
+waitlog RB "in force" > /dev/null
+kill -TERM "${apid[RB]}"; wait "${apid[RB]}"
+rm -f "$out"/RB.sim*
+start RB reboot 1 -o boot_id_file="$out/bootB"
+check "rebooted within the TTL after SIGTERM: the old claim is named as this machine before a reboot, or a clone, left to expire" \
+	'waitlog RB "with boot ID boot-a, not this boot.s \(boot-b\): this machine before a reboot, its agent stopped with SIGTERM" 5 &&
+	 grep -q "or another machine with the same /etc/machine-id (a cloned image" "$out/RB.log" &&
+	 grep -q "it waits for its lease to expire (within 5 s of its last keepalive), and this agent claims another ID meanwhile" "$out/RB.log"'
+stop RB
+# The settings key, read at every hold round: gone (etcd restored to
+# before the first 2.0 agent) or another value, the holder stops (exit 3).
+start SK1 setk 0
+start SK2 setk2 0
+waitlog SK1 "in force" > /dev/null
+waitlog SK2 "in force" > /dev/null
+ectl del /uidgen/setk/settings > /dev/null
+ectl put /uidgen/setk2/settings "grant_window_ms=1000 clock_error_ms=1" > /dev/null
+# (a holder still running after 5 s is handed over: rc 0 then)
+for m in SK1 SK2; do timeout 5 tail --pid="${apid[$m]}" -f /dev/null || kill -USR1 "${apid[$m]}"; done
+wait "${apid[SK1]}"; rc1=$?
+wait "${apid[SK2]}"; rc2=$?
+check "the settings key deleted under a holder: it stops, exit 3, saying so" \
+	'echo "# exit $rc1"; [ "$rc1" = 3 ] && grep -q "/uidgen/setk/settings is gone, not ours" "$out/SK1.log"'
+check "the settings key changed under a holder: it stops, exit 3, saying what it holds" \
+	'echo "# exit $rc2"; [ "$rc2" = 3 ] && grep -q "/uidgen/setk2/settings is .grant_window_ms=1000 clock_error_ms=1., not ours" "$out/SK2.log"'
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)
