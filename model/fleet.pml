@@ -233,6 +233,7 @@
 #define DEAD 9
 #define INST3 10	/* install()'s opening renew (P8) */
 #define CWAIT 11	/* P9: a fresh claim waiting for its wall to pass F */
+#define CWKA 12		/* P9: its keepalive, a step after the deadline check */
 
 byte now = T0;
 
@@ -948,12 +949,35 @@ proctype agent(byte a)
 		:: !BACK(a) && !LAPSED(a) && WALLK(ak[a]) > afen[a] ->
 			printf("t%d: agent %d: wall %d past F %d: opens its claim\n", now, a, WALLK(ak[a]), afen[a]);
 			pc[a] = CLAIMB
-		:: !BACK(a) && !LAPSED(a) && WALLK(ak[a]) <= afen[a] && l_alive[lease[a]] ->
+		:: !BACK(a) && !LAPSED(a) && WALLK(ak[a]) <= afen[a] ->
+			pc[a] = CWKA
+		fi
+	}
+	/* its keepalive, sent after the check above: a pause may come
+	 * between them (the code: a check, then keepalive(), which may also
+	 * try the next endpoint late); a send at or past the deadline of the
+	 * last one is a lapse (-DNOKACHECK: taken, as the agent before did) */
+	:: atomic { !paused[a] && pc[a] == CWKA ->
+		if
+		:: BACK(a) -> p3stop(a)
+#ifndef NOKACHECK
+		:: !BACK(a) && LAPSED(a) ->
+			printf("t%d: agent %d: claim wait's keepalive sent past its deadline %d: claims again\n", now, a, adl[a]);
+			lapse(a)
+		:: !BACK(a) && !LAPSED(a) && l_alive[lease[a]] ->
+#else
+		:: !BACK(a) && l_alive[lease[a]] ->
+#endif
 			l_exp[lease[a]] = now + TTL;
 			adl[a] = now + TTL - 1;
 			next[a] = now + R;
-			SEEN(a)
-		:: !BACK(a) && !LAPSED(a) && WALLK(ak[a]) <= afen[a] && !l_alive[lease[a]] ->
+			SEEN(a);
+			pc[a] = CWAIT
+#ifndef NOKACHECK
+		:: !BACK(a) && !LAPSED(a) && !l_alive[lease[a]] ->
+#else
+		:: !BACK(a) && !l_alive[lease[a]] ->
+#endif
 			SEEN(a); lose(a)
 		fi
 	}
@@ -1212,7 +1236,7 @@ proctype agent(byte a)
  * later, an etcd that takes that long to answer).
  */
 #define DUE(a) (!paused[a] && (pc[a] == START || pc[a] == CLAIMB || pc[a] == INST1 || \
-	(pc[a] == CWAIT && (now >= next[a] || WALLK(ak[a]) > afen[a])) || \
+	(pc[a] == CWAIT && (now >= next[a] || WALLK(ak[a]) > afen[a])) || pc[a] == CWKA || \
 	pc[a] == INST2 || pc[a] == INST3 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
 	(pc[a] == ACQ && (now >= retry[a] || lease[a] == 0 || !l_alive[lease[a]]))))
 #define XDUE(x) (l_alive[x] && now >= l_exp[x])
