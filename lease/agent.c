@@ -980,11 +980,22 @@ static int claim_wait(struct agent *a)
 	 * the start of the first tick wholly above @until (the layout's
 	 * ticks, counted from its epoch; @until + 1 ms at 1 ms ticks). */
 	open = until_open_us(until, st.epoch_ms, st.tick_us);
-	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > until)
-		/* No wait for it: the install's floor starts the ID clock
-		 * above it (and the kernel heals the lead, at 15/16). */
-		say("node %u: the floor is %.3f s ahead of our clock: no wait for it, the ID clock starts above it",
-		    a->node, (double)(a->floor_ms - now_ms()) / 1e3);
+	/*
+	 * A floor ahead of that (a clock that was off by more than
+	 * clock_error_ms wrote it) is waited for too, not installed ahead of
+	 * our wall clock: the bound above holds only while every holder's ID
+	 * clock is on its wall clock. One started from this floor, forgotten
+	 * by a restore, would have issued above it, ahead of any wall clock,
+	 * and we would start just above the floor the restored store shows.
+	 */
+	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > until) {
+		open = until_open_us(a->floor_ms, st.epoch_ms, st.tick_us);
+		say("node %u: waiting %.3f s before opening the claim, until our clock passes the floor %" PRIu64
+		    " (ahead of our clock: a clock that was ahead wrote it; an ID clock started there would be ahead of every wall clock, which the claim wait cannot cover after a restore); "
+		    "the claim wait alone (grant_window_ms + 2 x clock_error_ms) ends at %" PRIu64,
+		    a->node, (double)(open - now_us()) / 1e6, a->floor_ms, until);
+		said = 1;
+	}
 	while ((w = now_us()) < open) {
 		uint64_t left = open - w;
 
