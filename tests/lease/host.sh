@@ -529,16 +529,6 @@ check "adopted: the grant is raised at once, at least 2/3 of a window (2222 ms) 
 	 g=$(echo "$l" | tr " " "\n" | sed -n "s/^grant=//p") && t=$(echo "$l" | cut -d" " -f1) &&
 	 ahead=$(( g - (t + boot_wall) / 1000000 )) && echo "# grant $ahead ms past the ID clock at the adoption" && [ "$ahead" -ge 2222 ]'
 stop AG
-# A hand-over stays one when SIGTERM follows (the unit's ExecStop at
-# shutdown sends SIGUSR1, then systemd its KillSignal).
-start HS sticky 0
-waitlog HS "in force" > /dev/null
-# stopped, so that both are pending and handled before it goes on
-kill -STOP "${apid[HS]}"; kill -USR1 "${apid[HS]}"; kill -TERM "${apid[HS]}"; kill -CONT "${apid[HS]}"
-wait "${apid[HS]}"
-check "SIGUSR1 then SIGTERM: still a hand-over (revoked, released in etcd)" \
-	'grep -q "released in etcd" "$out/HS.log" && ! grep -q "left in force" "$out/HS.log" &&
-	 [ -z "$(ectl get /uidgen/sticky/node/0 --print-value-only)" ]'
 # A reboot within the TTL after a SIGTERM (not a hand-over): the claim of
 # this machine ID with another boot ID; the message says what it can be
 # and what happens.
