@@ -19,6 +19,13 @@
  *    (agent_deadline()), so a paused or cut-off agent stops issuing
  *    before anyone else can claim its ID.
  *
+ * A restore of etcd can forget a holder while its kernel issues up to its
+ * last grant: a fresh claim therefore opens only once our wall clock has
+ * passed any grant such a holder could have (claim_wait(); with every
+ * wall clock within clock_error_ms of the true time). SIGTERM leaves the
+ * node for the next start to adopt, which does not wait; SIGUSR1 hands it
+ * over (released).
+ *
  * The token makes the kernel refuse a stale agent: an assignment with a
  * token older than one it has seen, or a renew or revoke with a token
  * that is not the one in force, fails with ESTALE.
@@ -52,6 +59,7 @@ struct agent {
 	char host[128];
 	char boot_id[64];	/* this boot's, in the claim value */
 	char layout[192];	/* the device's, as /uidgen/<cluster>/layout holds it */
+	char settings[96];	/* ours, as /uidgen/<cluster>/settings holds them */
 	/* the lease */
 	int64_t lease;
 	int64_t stale_lease;	/* ours, revoked in the device, not yet in etcd */
@@ -69,6 +77,7 @@ struct agent {
 	uint64_t deadline_ns;
 	uint64_t acquire_ns;	/* when this claim round began */
 	uint32_t claim_fence;	/* the device's fence generation before the claim */
+	uint64_t claimed_ms;	/* our wall clock once the claim was answered (P9) */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -90,6 +99,27 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The start (Unix us) of the first tick of @tick_us, counted from
+ * @epoch_ms, that lies wholly above @until_ms: the tick holding @until_ms
+ * may be issued whole by a holder whose grant is @until_ms. */
+static uint64_t until_open_us(uint64_t until_ms, uint64_t epoch_ms, uint32_t tick_us)
+{
+	uint64_t tick = tick_us ? tick_us : 1000, since;
+
+	if (until_ms < epoch_ms)
+		return epoch_ms * 1000;
+	since = (until_ms - epoch_ms) * 1000;
+	return epoch_ms * 1000 + (since / tick + 1) * tick;
 }
 
 /* Sleep until CLOCK_BOOTTIME @t; returns early (nonzero) on a stop signal. */
@@ -148,6 +178,8 @@ int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_en
 	snprintf(a->layout, sizeof(a->layout),
 		 "ts_bits=%u node_bits=%u slot_bits=%u seq_bits=%u tick_us=%u epoch_ms=%" PRIu64,
 		 st.ts_bits, st.node_bits, st.slot_bits, st.seq_bits, st.tick_us, st.epoch_ms);
+	snprintf(a->settings, sizeof(a->settings), "grant_window_ms=%ld clock_error_ms=%ld",
+		 c->grant_window_ms, c->clock_error_ms);
 	a->nr_endpoints = nr_endpoints;
 	snprintf(a->prefix, sizeof(a->prefix), "/uidgen/%s/", c->cluster);
 	if (gethostname(a->host, sizeof(a->host) - 1))
@@ -275,15 +307,14 @@ static long last_held(struct agent *a)
 }
 
 /*
- * check_layout() - every machine of a cluster must mint with one layout
- * (widths, tick and epoch): the same bits mean different IDs otherwise,
- * and two machines' node IDs, ticks or both would overlap. The first
- * agent records its device's layout in /uidgen/<cluster>/layout (created
- * only if absent, in one transaction); every other agent must find its
- * own there. Returns 0, -EINVAL (said why) if they differ, or -errno from
- * etcd.
+ * check_record() - the first agent of a cluster records @value under
+ * /uidgen/<cluster>/@name (created only if absent, in one transaction);
+ * every other agent must find its own there. Returns 0, -EINVAL (said
+ * what differs, field by field, and @todo) if they differ, or -errno
+ * from etcd.
  */
-static int check_layout(struct agent *a)
+static int check_record(struct agent *a, const char *name, const char *value,
+			const char *why, const char *todo)
 {
 	json_object *c = json_object_new_array(), *s = json_object_new_array();
 	json_object *f = json_object_new_array(), *resp;
@@ -291,15 +322,15 @@ static int check_layout(struct agent *a)
 	char lk[512];
 	int ok, r;
 
-	snprintf(lk, sizeof(lk), "%slayout", a->prefix);
+	snprintf(lk, sizeof(lk), "%s%s", a->prefix, name);
 	json_object_array_add(c, etcd_cmp_create(lk, 0));
-	json_object_array_add(s, etcd_op_put(lk, a->layout, 0));
+	json_object_array_add(s, etcd_op_put(lk, value, 0));
 	json_object_array_add(f, etcd_op_range(lk, 0, 0));
 	r = etcd_txn(a->e, c, s, f, &ok, &resp);
 	if (r)
 		return r;
 	if (ok) {
-		say("layout recorded for cluster %s: %s", a->c->cluster, a->layout);
+		say("%s recorded for cluster %s: %s", name, a->c->cluster, value);
 		json_object_put(resp);
 		return 0;
 	}
@@ -308,22 +339,50 @@ static int check_layout(struct agent *a)
 		return -EAGAIN;		/* deleted since: again */
 	}
 	json_object_put(resp);
-	r = strcmp(kv.value, a->layout) ? -EINVAL : 0;
+	r = strcmp(kv.value, value) ? -EINVAL : 0;
 	if (r) {
 		char mine[192], theirs[192], *p, *q, *sp1, *sp2;
 
-		snprintf(mine, sizeof(mine), "%s", a->layout);
+		snprintf(mine, sizeof(mine), "%s", value);
 		snprintf(theirs, sizeof(theirs), "%s", kv.value);
-		say("this machine's layout is not cluster %s's (%s): nobody may claim with another layout, or IDs repeat",
-		    a->c->cluster, lk);
+		say("this machine's %s is not cluster %s's (%s): %s", name, a->c->cluster, lk, why);
 		for (p = strtok_r(mine, " ", &sp1), q = strtok_r(theirs, " ", &sp2); p || q;
 		     p = strtok_r(NULL, " ", &sp1), q = strtok_r(NULL, " ", &sp2))
 			if (!p || !q || strcmp(p, q))
 				say("  here %s, in etcd %s", p ? p : "(none)", q ? q : "(none)");
-		say("load the module with the cluster's layout (modprobe.d: the same node_bits, slot_bits, seq_bits, tick_us and epoch_ms as the others), or give this machine another cluster name");
+		say("%s", todo);
 	}
 	etcd_kv_free(&kv);
 	return r;
+}
+
+/*
+ * check_layout() - every machine of a cluster must mint with one layout
+ * (widths, tick and epoch): the same bits mean different IDs otherwise,
+ * and two machines' node IDs, ticks or both would overlap. And with one
+ * grant_window_ms and clock_error_ms: a fresh claim's wait (claim_wait())
+ * covers an unknown holder's last grant only if that holder's window and
+ * clock error are no larger than the claimer's. The settings have a key
+ * of their own (/uidgen/<cluster>/settings), so that the layout key stays
+ * what 1.4.0's agents compare; a cluster from before 2.0 has none, and
+ * its first 2.0 agent records its own (create only if absent). Returns 0,
+ * -EINVAL (said why) if either differs, or -errno from etcd.
+ */
+static int check_layout(struct agent *a)
+{
+	char todo[768];
+	int r;
+
+	r = check_record(a, "layout", a->layout, "nobody may claim with another layout, or IDs repeat",
+			 "load the module with the cluster's layout (modprobe.d: the same node_bits, slot_bits, seq_bits, tick_us and epoch_ms as the others), or give this machine another cluster name");
+	if (r)
+		return r;
+	snprintf(todo, sizeof(todo),
+		 "set grant_window_ms and clock_error_ms in this machine's uidgen-lease.conf to the cluster's (grant_window_ms explicitly if its TTL differs: the default is 2/3 TTL); to change them for the whole cluster, hand every agent's node over (SIGUSR1), delete %ssettings, and start them with the new settings",
+		 a->prefix);
+	return check_record(a, "settings", a->settings,
+			    "a fresh claim's wait covers an unknown holder only with a grant_window_ms and clock_error_ms no larger than its own, or IDs repeat",
+			    todo);
 }
 
 /* Where grants start from: the wall clock, or the ID clock if that is
@@ -809,6 +868,7 @@ static int acquire(struct agent *a)
 			if (!r) {
 				char fl[24] = "NEW";
 
+				a->claimed_ms = now_ms();	/* after the answer: P9 */
 				if (a->floor_ms != LEASE_FLOOR_NEW)
 					snprintf(fl, sizeof(fl), "%" PRIu64, a->floor_ms);
 				say("node %u: claimed (token %" PRId64 ", floor %s, grant %" PRIu64
@@ -876,11 +936,135 @@ static int fenced_since_claim(struct agent *a, const char *revoke)
 	return 1;
 }
 
+/*
+ * claim_wait() - a fresh claim (not an adoption) opens only above any
+ * grant that a holder this store does not know of could still have: etcd
+ * restored from a snapshot older than that holder's claim gives its ID to
+ * us, while its kernel issues up to its last grant. That grant was
+ * persisted before the restore, so before our claim was answered: at most
+ * its wall clock then + grant_window_ms (grants follow the ID clock, which
+ * stays on the wall clock: every install comes after this wait, with the
+ * wall clock past the floor). With every wall clock within clock_error_ms
+ * of the true time, it is below our wall clock at the answer +
+ * grant_window_ms + 2 x clock_error_ms. So we wait until our wall clock
+ * passes that, and the floor (model/fleet.pml, P9), keeping the lease
+ * alive; each keepalive must be answered before the deadline of the one
+ * before (our own deadline fence, the kernel having none yet: past it the
+ * lease may have expired and the ID been taken, and a restore can show
+ * the claim as ours again). Then the first grant is persisted, from now.
+ * Returns 0, -EAGAIN to start over (the caller releases), -ETIME when a
+ * deadline passed (the caller leaves the lease and claim alone: this may
+ * be a VM's copy, and they the original's), 1 on a stop signal, or
+ * -ESTALE (etcd went back in time: stop).
+ */
+static int claim_wait(struct agent *a)
+{
+	uint64_t until = a->claimed_ms + (uint64_t)a->c->grant_window_ms +
+			 2 * (uint64_t)a->c->clock_error_ms;
+	uint64_t deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl), g, t, w, open;
+	uint64_t next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
+	struct lease_dev_state st;
+	int r, said = 0;
+
+	r = lease_dev_state(a->d, &st);
+	if (r) {
+		say("node %u: UIDGEN_IOC_INFO: %s", a->node, strerror(-r));
+		return -EAGAIN;
+	}
+	/* A holder may issue the whole tick that holds its grant: open at
+	 * the start of the first tick wholly above @until (the layout's
+	 * ticks, counted from its epoch; @until + 1 ms at 1 ms ticks). */
+	open = until_open_us(until, st.epoch_ms, st.tick_us);
+	/*
+	 * A floor ahead of that (a clock that was off by more than
+	 * clock_error_ms wrote it) is waited for too, not installed ahead of
+	 * our wall clock: the bound above holds only while every holder's ID
+	 * clock is on its wall clock. One started from this floor, forgotten
+	 * by a restore, would have issued above it, ahead of any wall clock,
+	 * and we would start just above the floor the restored store shows.
+	 */
+	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > until) {
+		open = until_open_us(a->floor_ms, st.epoch_ms, st.tick_us);
+		say("node %u: waiting %.3f s before opening the claim, until our clock passes the floor %" PRIu64
+		    " (ahead of our clock: a clock that was ahead wrote it; an ID clock started there would be ahead of every wall clock, which the claim wait cannot cover after a restore); "
+		    "the claim wait alone (grant_window_ms + 2 x clock_error_ms) ends at %" PRIu64,
+		    a->node, (double)(open - now_us()) / 1e6, a->floor_ms, until);
+		said = 1;
+	}
+	while ((w = now_us()) < open) {
+		uint64_t left = open - w;
+
+		if (!said++)
+			say("node %u: waiting %.3f s before opening the claim, until our clock passes %" PRIu64
+			    " (any grant a holder unknown to etcd could have: grant_window_ms + 2 x clock_error_ms), to the next tick (%u us)",
+			    a->node, (double)left / 1e6, until, st.tick_us);
+		t = etcd_boottime_ns() + left * 1000ULL;
+		if (sleep_until(next < t ? next : t))
+			return 1;
+		if (etcd_boottime_ns() >= deadline) {
+			say("node %u: no keepalive answered within its deadline while waiting to open: "
+			    "the lease may have expired and the ID been taken; claiming again", a->node);
+			return -ETIME;
+		}
+		if (etcd_boottime_ns() < next)
+			continue;
+		r = keepalive(a);
+		if (etcd_went_back(a->e)) {
+			say("node %u: %s: stopping now", a->node, etcd_errmsg(a->e));
+			return -ESTALE;
+		}
+		if (r == -ENOENT) {
+			say("node %u: lease %" PRIx64 " is gone while waiting to open", a->node, (uint64_t)a->lease);
+			a->lease = 0;
+			return -EAGAIN;
+		}
+		if (r) {
+			/* again soon, within the deadline */
+			next = etcd_boottime_ns() + (uint64_t)a->ttl * 1000000000ULL / 20;
+			continue;
+		}
+		if (a->ka_sent_ns >= deadline) {
+			/* Sent at or past the deadline of the one before
+			 * (a pause after the check above, or an endpoint that
+			 * did not answer and the next one tried late): the
+			 * lease may have expired and the ID been taken
+			 * meanwhile, whatever etcd answers now (a restore). */
+			say("node %u: a keepalive sent %.3f s past the deadline of the one before, while waiting to open: "
+			    "the lease may have expired and the ID been taken; claiming again",
+			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9);
+			return -ETIME;
+		}
+		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+		next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
+	}
+	if (etcd_boottime_ns() >= deadline) {
+		say("node %u: the deadline of the last keepalive passed while waiting to open: claiming again",
+		    a->node);
+		return -ETIME;
+	}
+	/* The first grant, from now, persisted before the install. */
+	g = grant_base(a);
+	if (a->floor_ms != LEASE_FLOOR_NEW && a->floor_ms > g)
+		g = a->floor_ms;
+	g += (uint64_t)a->c->grant_window_ms;
+	r = persist_grant(a, g);
+	if (etcd_went_back(a->e) || a->went_back)
+		return -ESTALE;
+	if (r) {
+		say("node %u: first grant after the wait: %s", a->node,
+		    r == -ENOLINK ? "the claim is gone from etcd, or is not ours" : etcd_errmsg(a->e));
+		return -EAGAIN;
+	}
+	a->grant_ms = g;
+	return 0;
+}
+
 /* install() - put the claimed node in force in the device. Returns 0,
  * -EAGAIN to start over, or a fatal -errno. */
 static int install(struct agent *a)
 {
 	struct lease_dev_state st;
+	uint64_t deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 	int r;
 
 	/*
@@ -899,6 +1083,17 @@ static int install(struct agent *a)
 		fenced_since_claim(a, NULL);
 		return -EAGAIN;
 	}
+	if (!r && etcd_boottime_ns() >= deadline) {
+		/* Paused past the last keepalive's deadline since the claim:
+		 * the lease may have expired and the ID been taken, and a
+		 * restored store may show the claim again (P9). */
+		say("node %u: the last keepalive's deadline passed before the install: "
+		    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
+		    a->node, (uint64_t)a->lease);
+		a->lease = 0;
+		a->held = 0;
+		return -EAGAIN;
+	}
 	if (!r) {
 		r = keepalive(a);
 		if (r) {
@@ -906,6 +1101,16 @@ static int install(struct agent *a)
 				return -EAGAIN;
 			say("node %u: keepalive before install: %s", a->node,
 			    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
+			return -EAGAIN;
+		}
+		if (a->ka_sent_ns >= deadline) {
+			/* Sent at or past the last one's deadline: as a
+			 * pause past it, above (P9). */
+			say("node %u: the keepalive before the install was sent %.3f s past the deadline of the one before: "
+			    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
+			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9, (uint64_t)a->lease);
+			a->lease = 0;
+			a->held = 0;
 			return -EAGAIN;
 		}
 		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
@@ -946,7 +1151,39 @@ static int install(struct agent *a)
 	}
 }
 
-enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED, HOLD_GONE, HOLD_BACK };
+enum { HOLD_STOP, HOLD_LOST, HOLD_EXPIRED, HOLD_GONE, HOLD_BACK, HOLD_SETTINGS };
+
+/*
+ * settings_hold() - are /uidgen/<cluster>/settings still ours? Read at
+ * every hold round: etcd restored to before the first 2.0 agent has no
+ * such key, and the next agent records its own, perhaps smaller (its
+ * claim wait then shorter than ours covers). Returns 1 if they are (or
+ * etcd did not answer: the next round asks again), 0 if they differ or
+ * are gone (said so).
+ */
+static int settings_hold(struct agent *a)
+{
+	json_object *resp;
+	struct etcd_kv kv;
+	char sk[512];
+	int ok;
+
+	snprintf(sk, sizeof(sk), "%ssettings", a->prefix);
+	if (range(a, sk, 0, 0, &resp))
+		return 1;
+	ok = !etcd_kv_get(resp, 0, &kv);
+	json_object_put(resp);
+	if (ok && !strcmp(kv.value, a->settings)) {
+		etcd_kv_free(&kv);
+		return 1;
+	}
+	say("node %u: %s is %s%s%s, not ours (%s): etcd restored from a snapshot, or the key changed by hand; "
+	    "stopping (exit 3): an operator must look (fleet.rst, \"Restoring etcd\")",
+	    a->node, sk, ok ? "'" : "gone", ok ? kv.value : "", ok ? "'" : "", a->settings);
+	if (ok)
+		etcd_kv_free(&kv);
+	return 0;
+}
 
 /* Is our node, with our token, still in force in the device? Asked before
  * every etcd write of a hold round: a VM fork or snapshot restore revokes
@@ -1013,6 +1250,8 @@ static int hold(struct agent *a)
 		if (failing)
 			say("node %u: keepalive answered again after %d failures", a->node, failing);
 		failing = 0;
+		if (!settings_hold(a))
+			return HOLD_SETTINGS;
 		/* The device keeps its old deadline until it takes this one. */
 		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 		base = grant_base(a);
@@ -1090,12 +1329,14 @@ static void drop_stale_claim(struct agent *a)
 		boot = mine && json_object_object_get_ex(v, "boot_id", &b) &&
 		       !strcmp(json_object_get_string(b), a->boot_id);
 		if (mine && !boot)
-			say("node %ld: held by machine ID %s (ours) with boot ID %s, not ours (%s): "
-			    "two machines share one machine ID (a cloned image?), or two agents run here; "
-			    "leaving that claim alone (give each machine its own /etc/machine-id)",
+			say("node %ld: held under our machine ID %s with boot ID %s, not this boot's (%s): "
+			    "this machine before a reboot, its agent stopped with SIGTERM (not a hand-over) less than a TTL ago, "
+			    "or another machine with the same /etc/machine-id (a cloned image: give each machine its own); "
+			    "leaving that claim alone: it waits for its lease to expire (within %" PRId64 " s of its last keepalive), "
+			    "and this agent claims another ID meanwhile",
 			    id, a->c->machine_id,
 			    json_object_object_get_ex(v, "boot_id", &b) ? json_object_get_string(b) : "none",
-			    a->boot_id);
+			    a->boot_id, (int64_t)a->c->ttl_s);
 		json_object_put(v);
 		/* Not freed even then: a clone of this VM has this boot ID and
 		 * may be the one issuing under it. It expires by itself. */
@@ -1174,8 +1415,31 @@ static int adopt(struct agent *a)
 		a->floor_ms = st.floor_ms;
 		r = keepalive(a);
 		if (!r) {
-			a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
-			r = lease_dev_renew(a->d, a->node, 0, a->deadline_ns, st.token);
+			/* The grant raised now, as a hold round does: the
+			 * previous run's may be a round or more behind the ID
+			 * clock (its last round, then the restart), and
+			 * callers would wait at it until our first round. */
+			uint64_t base = grant_base(a), grant = 0;
+
+			if (a->grant_ms < base + (uint64_t)a->c->grant_window_ms * 2 / 3) {
+				grant = base + (uint64_t)a->c->grant_window_ms;
+				r = persist_grant(a, grant);
+				if (r == -ENOLINK || r == -ESTALE || etcd_went_back(a->e) || a->went_back) {
+					say("node %u: adopting: the first grant: %s", a->node,
+					    r == -ENOLINK ? "the claim is gone from etcd, or is not ours" : "etcd went back in time");
+					r = r ? r : -ESTALE;
+				} else if (r) {
+					/* not raised: the first round tries again */
+					grant = 0;
+					r = 0;
+				}
+			}
+			if (!r) {
+				a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
+				r = lease_dev_renew(a->d, a->node, grant, a->deadline_ns, st.token);
+				if (!r && grant)
+					a->grant_ms = grant;
+			}
 		}
 		if (!r) {
 			say("node %u: adopted from the previous run (token %" PRId64 ")", a->node, a->token);
@@ -1184,6 +1448,11 @@ static int adopt(struct agent *a)
 		}
 		say("node %u: cannot adopt the previous run's claim (token %" PRIu64 "): %s", st.node,
 		    st.token, r == -ENOENT ? "its lease is gone" : strerror(-r));
+		if (r == -ESTALE) {
+			lease_dev_revoke(a->d, st.token);
+			etcd_kv_free(&kv);
+			return -ESTALE;
+		}
 	} else {
 		say("node %u in force from a previous run (token %" PRIu64 "), but etcd has %s", st.node,
 		    st.token, kv.key ? "another claim" : "no claim");
@@ -1196,6 +1465,26 @@ static int adopt(struct agent *a)
 	release(a, "left by a previous run whose claim is gone");
 	drop_stale_claim(a);
 	return 1;
+}
+
+/*
+ * leave() - on SIGTERM (not a hand-over): leave the node in force in the
+ * device and the claim and lease in etcd, for the next start to adopt
+ * (adopt()): a restart then costs no wait (a fresh claim waits,
+ * claim_wait()). If nothing adopts it, the kernel revokes the node at its
+ * deadline and etcd frees the claim when the lease expires.
+ */
+static void leave(struct agent *a)
+{
+	if (!a->installed || !a->held)
+		return;
+	say("node %u: left in force for the next start to adopt (token %" PRId64
+	    "; the kernel revokes it at its deadline, in %.3f s, and etcd frees it a TTL after the last keepalive; "
+	    "a hand-over releases it: SIGUSR1)",
+	    a->node, a->token, (double)(a->deadline_ns - etcd_boottime_ns()) / 1e9);
+	a->installed = 0;
+	a->held = 0;
+	a->lease = 0;
 }
 
 int agent_run(struct agent *a)
@@ -1230,6 +1519,22 @@ int agent_run(struct agent *a)
 			r = -ENOMEM;
 			break;
 		}
+		r = claim_wait(a);
+		if (r == 1)
+			break;
+		if (r == -ETIME) {
+			say("node %u: leaving lease %" PRIx64 " and the claim in etcd alone (they expire by themselves)",
+			    a->node, (uint64_t)a->lease);
+			a->lease = 0;
+			a->held = 0;
+			continue;
+		}
+		if (r == -EAGAIN) {
+			release(a, "the claim did not open");
+			continue;
+		}
+		if (r)
+			break;
 		r = install(a);
 		if (r == -EAGAIN) {
 			release(a, "install failed");
@@ -1239,10 +1544,13 @@ int agent_run(struct agent *a)
 			break;
 holding:
 		h = hold(a);
+		if (h == HOLD_STOP && lease_stop != LEASE_STOP_HANDOVER)
+			leave(a);
 		release(a, h == HOLD_STOP ? "shutdown" : h == HOLD_LOST ? "claim lost" :
 			h == HOLD_GONE ? "not in force in the device" :
-			h == HOLD_BACK ? "etcd went back in time" : "deadline passed");
-		if (h == HOLD_BACK) {
+			h == HOLD_BACK ? "etcd went back in time" :
+			h == HOLD_SETTINGS ? "the cluster's settings are not ours" : "deadline passed");
+		if (h == HOLD_BACK || h == HOLD_SETTINGS) {
 			r = -ESTALE;
 			break;
 		}

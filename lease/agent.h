@@ -24,7 +24,11 @@
 
 struct agent;
 
+/* set by a signal: LEASE_STOP (SIGTERM, SIGINT: the node is left for the
+ * next start to adopt) or LEASE_STOP_HANDOVER (SIGUSR1: released) */
 extern volatile sig_atomic_t lease_stop;
+#define LEASE_STOP 1
+#define LEASE_STOP_HANDOVER 2
 
 int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_endpoints,
 	      struct lease_dev *d);

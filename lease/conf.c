@@ -29,6 +29,7 @@ void lease_conf_defaults(struct lease_conf *c)
 	c->rate_ppm = 1000;
 	c->timeout_ms = 2000;
 	c->retry_ms = 1000;
+	c->clock_error_ms = 500;
 }
 
 static int set_str(char **p, const char *v)
@@ -79,6 +80,17 @@ int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
 		return set_long(&c->rate_ppm, k, v, 0, 500000);
 	if (!strcmp(k, "grant_window_ms"))
 		return set_long(&c->grant_window_ms, k, v, 0, 86400000);
+	if (!strcmp(k, "clock_error_ms")) {
+		/* How far any machine's wall clock may be off the true time:
+		 * a fresh claim waits grant_window_ms + 2 x this (P9). 0 would
+		 * trust every clock exactly; over a minute, fix the clock. */
+		if (set_long(&c->clock_error_ms, k, v, 1, 60000)) {
+			fprintf(stderr, "%s: clock_error_ms bounds how far any machine's wall clock may be off the true time (NTP: tens of ms); a fresh claim waits grant_window_ms + 2 x clock_error_ms before it issues; use 1 to 60000 (default 500)\n",
+				conf_prog);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(k, "timeout_ms"))
 		return set_long(&c->timeout_ms, k, v, 50, 600000);
 	if (!strcmp(k, "retry_ms"))
@@ -87,6 +99,8 @@ int lease_conf_set(struct lease_conf *c, const char *k, const char *v)
 		return set_long(&c->sim_node_bits, k, v, 0, 30);
 	if (!strcmp(k, "sim_epoch_ms"))
 		return set_long(&c->sim_epoch_ms, k, v, 0, 4000000000000L);
+	if (!strcmp(k, "sim_tick_us"))
+		return set_long(&c->sim_tick_us, k, v, 0, 1000000);
 	fprintf(stderr, "%s: unknown setting '%s'\n", conf_prog, k);
 	return -EINVAL;
 }

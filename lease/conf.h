@@ -24,12 +24,14 @@ struct lease_conf {
 	char *sim;		/* --device-sim state file, or NULL */
 	long sim_node_bits;
 	long sim_epoch_ms;	/* the stand-in's epoch (0: uidgen's default) */
+	long sim_tick_us;	/* the stand-in's tick (0: 1000) */
 	long ttl_s;		/* lease TTL asked of etcd */
 	long margin_ms;		/* taken off the kernel deadline */
 	long rate_ppm;		/* clock-rate bound, parts per million */
 	long grant_window_ms;	/* how far ahead of now grants reach; 0: 2/3 TTL */
 	long timeout_ms;	/* per etcd request */
 	long retry_ms;		/* wait between claim rounds when no ID is free */
+	long clock_error_ms;	/* bound on any wall clock's error (P9's wait) */
 };
 
 void lease_conf_defaults(struct lease_conf *c);

@@ -520,7 +520,7 @@ static int kernel_open(struct lease_dev *d, const char *path)
 }
 
 static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits,
-		    uint64_t sim_epoch_ms, const char *who)
+		    uint64_t sim_epoch_ms, uint32_t sim_tick_us, const char *who)
 {
 	char logp[4096];
 	FILE *f;
@@ -542,7 +542,7 @@ static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits
 	d->layout.node_bits = sim_node_bits;
 	d->layout.slot_bits = 5;
 	d->layout.seq_bits = 12;
-	d->layout.tick_us = 1000;
+	d->layout.tick_us = sim_tick_us ? sim_tick_us : 1000;
 	d->layout.epoch_ms = sim_epoch_ms ? sim_epoch_ms : LEASE_DEFAULT_EPOCH_MS;
 	f = fopen(sim, "r");
 	if (f) {
@@ -572,7 +572,8 @@ static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits
 }
 
 int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
-		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, const char *who)
+		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, uint32_t sim_tick_us,
+		   const char *who)
 {
 	struct lease_dev *d = calloc(1, sizeof(*d));
 	int e;
@@ -581,7 +582,7 @@ int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
 		return -ENOMEM;
 	d->lockfd = -1;
 	d->logfd = -1;
-	e = sim ? sim_open(d, sim, sim_node_bits, sim_epoch_ms, who) :
+	e = sim ? sim_open(d, sim, sim_node_bits, sim_epoch_ms, sim_tick_us, who) :
 		  kernel_open(d, path);
 	if (e) {
 		lease_dev_close(d);

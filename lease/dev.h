@@ -41,7 +41,8 @@ struct lease_dev_state {
  * file) is locked for this agent alone: -EWOULDBLOCK if another holds
  * it. */
 int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
-		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, const char *who);
+		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, uint32_t sim_tick_us,
+		   const char *who);
 void lease_dev_close(struct lease_dev *d);
 int lease_dev_state(struct lease_dev *d, struct lease_dev_state *st);
 /* Assign @node: @floor_ms UINT64_MAX means NEW (it never issued). */

@@ -27,19 +27,26 @@ static void usage(FILE *f)
 		"      --device-sim FILE  no device: a stand-in keeping its state in FILE\n"
 		"                         and logging every change to FILE.log (for\n"
 		"                         simulations; node IDs of sim_node_bits bits,\n"
-		"                         the epoch sim_epoch_ms)\n"
+		"                         the epoch sim_epoch_ms, ticks of sim_tick_us)\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          the version\n"
 		"\n"
-		"Exit status: 0 after SIGTERM or SIGINT (node revoked in the device, then\n"
-		"released in etcd), 1 on an error an operator must fix, 2 on bad usage,\n"
+		"Signals: SIGTERM, SIGINT: stop, leaving the node in force and the claim in\n"
+		"etcd for the next start to adopt (a restart then pays no claim wait; the\n"
+		"kernel revokes it at its deadline if nothing adopts it). SIGUSR1: hand\n"
+		"over: revoke in the device, then release in etcd, and exit.\n"
+		"\n"
+		"Exit status: 0 after a signal, 1 on an error an operator must fix, 2 on bad usage,\n"
 		"3 when etcd went back in time (restored from a snapshot, or rebuilt).\n");
 }
 
 static void on_stop(int sig)
 {
-	(void)sig;
-	lease_stop = 1;
+	/* A hand-over stays one: a SIGTERM after it (the unit's ExecStop
+	 * sends SIGUSR1 at shutdown, then systemd its KillSignal) does not
+	 * turn it into a leave. */
+	if (lease_stop != LEASE_STOP_HANDOVER)
+		lease_stop = sig == SIGUSR1 ? LEASE_STOP_HANDOVER : LEASE_STOP;
 }
 
 int main(int argc, char **argv)
@@ -101,9 +108,11 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_stop;	/* no SA_RESTART: sleeps end at once */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	r = lease_dev_open(&d, c.device, c.sim, (uint32_t)c.sim_node_bits, (uint64_t)c.sim_epoch_ms,
+			   (uint32_t)c.sim_tick_us,
 			   c.machine_id);
 	if (r == -EWOULDBLOCK) {
 		fprintf(stderr, "uidgen-lease: %s: another uidgen-lease runs on it (it holds the lock): run one agent per kernel\n",

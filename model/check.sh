@@ -6,8 +6,10 @@
 # "pass" runs (the new protocol) succeed when pan explores the whole
 # bounded state space and finds no error. "cex" runs (today's protocol,
 # and the new one's known limits) succeed only when pan finds the
-# counterexample and writes a trail, whose events are printed: a model
-# that stops finding them fails, so the check cannot go quiet.
+# counterexample and writes a trail that violates the assertion the run
+# names (cex_assert, below), whose events are printed: a model that stops
+# finding them, or finds another error instead, fails, so the check
+# cannot go quiet.
 #
 # Then the tie to the code: the model's kernel against the node rules'
 # table (see tie() below).
@@ -43,10 +45,49 @@ runs=(
 	"new-two-agents pass second_agent_(P7),_SIGKILL_and_adoption:_no_repeat,_never_in_force_twice -DCFG_TWO -DINFORCE_CHECK"
 	"new-clone pass VM_clone_(no_claim_in_flight),_restart_of_the_copy:_no_repeat,_never_in_force_twice -DCFG_CLONE -DINFORCE_CHECK"
 	"new-live pass no_faults,_hand-overs:_never_blocked_at_the_grant,_ID_clock_within_E -DCFG_LIVE"
-	"new-restore-oprule pass restore_under_the_operator_rule:_no_repeat,_never_in_force_twice -DCFG_RESTORE -DOPRULE -DINFORCE_CHECK"
-	"new-restore cex limit:_a_restore_with_agents_running_repeats_until_A's_next_guarded_write -DCFG_RESTORE -DPAUSES=0"
+	"new-restore-oprule pass restore_with_every_agent_stopped_(SIGTERM_or_hand-over),_started_at_once_after_it:_no_repeat,_never_in_force_twice -DCFG_RESTORE -DOPRULE -DINFORCE_CHECK"
+	"new-restore pass restore_with_agents_running,_a_pause_(P9:_a_fresh_claim_waits_W+2E_past_its_claim,_within_its_keepalives'_deadlines):_no_repeat,_never_in_force_twice -DCFG_RESTORE -DINFORCE_CHECK -DNOSTOP"
+	"new-restore-stop pass restore_with_agents_running,_a_SIGTERM_(adopted)_or_hand-over_(released)_and_restart:_no_repeat,_never_in_force_twice -DCFG_RESTORE -DINFORCE_CHECK -DPAUSES=0"
+	"new-restore-nowait cex without_P9:_a_restore_with_agents_running_repeats_until_A's_next_guarded_write -DCFG_RESTORE -DNOWAIT -DPAUSES=0"
+	"new-restore-short cex P9_waiting_W+2E-1:_the_unknown_holder's_last_grant_tick_repeats_(2E_is_needed) -DCFG_RESTORE -DNOSTOP -DPWAIT=5"
+	"new-restore-nochain cex P9_without_the_deadline_check_in_the_wait:_a_claim_paused_past_its_lease,_brought_back_by_the_restore,_repeats -DCFG_RESTORE -DNOSTOP -DNOCHAIN"
+	"new-restore-kagap cex P9_taking_the_wait's_keepalive_though_sent_past_the_deadline_checked_a_step_before_it:_a_claim_paused_between_them,_brought_back_by_the_restore,_repeats -DCFG_RESTORE -DNOSTOP -DNOKACHECK"
+	"new-restore-fastpath cex P9_skipped_for_the_machine_that_held_the_ID_last:_a_restore_to_just_after_its_release_repeats -DCFG_RESTORE -DFASTPATH -DPAUSES=0"
 	"today-clone-inflight cex model_finding:_a_VM_clone_between_claim_and_install_issues_the_claim_twice -DTODAY -DCFG_CLONE -DCLONE_INFLIGHT"
 	"new-clone-inflight pass VM_clone_at_any_point_(P8:_the_fence_read_before_the_claim):_no_repeat,_never_in_force_twice -DCFG_CLONE -DCLONE_INFLIGHT -DINFORCE_CHECK"
+)
+
+# The assertion each cex run must violate (spin's "text of failed
+# assertion", macros expanded), as a label and an extended regex: a trail
+# of another error (a bound of the model, another property) is a failure.
+declare -A assert_label=(
+	[repeat]='REPEAT: a (node, tick) issued by two kernels'
+	[leak]='LEAK: one lease holding two node IDs'
+	[inforce]='INFORCE: one node ID in force in two kernels'
+	[grant]='never blocked at the grant before the next round'
+	[clock]='the ID clock within E of the true time'
+)
+declare -A assert_re=(
+	[repeat]='iss\['
+	[leak]='nk_lease\[0\]'
+	[inforce]='k_node\[0\]==k_node\[1\]'
+	[grant]='k_grant\['
+	[clock]='<=\(now\+1\)'
+)
+declare -A cex_assert=(
+	[today-restore]=repeat
+	[today-loss]=leak
+	[today-two-agents]=inforce
+	[today-clone]=inforce
+	[today-stall]=clock
+	[today-stall-grant]=grant
+	[today-ratchet]=clock
+	[new-restore-nowait]=repeat
+	[new-restore-short]=repeat
+	[new-restore-nochain]=repeat
+	[new-restore-kagap]=repeat
+	[new-restore-fastpath]=repeat
+	[today-clone-inflight]=repeat
 )
 
 # ONLY="NAME..." runs just those (while working on the model).
@@ -108,16 +149,27 @@ for r in "${runs[@]}"; do
 		fi
 		;;
 	cex)
-		if [ "${errors:-0}" != 0 ] && [ -f "$d/fleet.pml.trail" ]; then
+		kind=${cex_assert[$name]:-}
+		failed=
+		[ ! -f "$d/fleet.pml.trail" ] ||
+			failed=$(cd "$d" && spin -t "$@" fleet.pml 2>&1 | sed -n 's/^spin: text of failed assertion: //p' | head -n 1)
+		if [ -z "$kind" ]; then
+			echo "#   no assertion named for this cex run (cex_assert)"
+		elif [ "${errors:-0}" != 0 ] && [ -n "$failed" ] && ! echo "$failed" | grep -Eq "${assert_re[$kind]}"; then
+			echo "#   the trail violates another assertion than ${assert_label[$kind]}: $failed"
+		elif [ "${errors:-0}" != 0 ] && [ -n "$failed" ]; then
 			ok=1
+			echo "#   violates ${assert_label[$kind]}: $failed"
 			grep -E "^pan:1:" "$d/pan.out" | head -n 1 | sed 's/^/#   /'
 			(cd "$d" && spin -t "$@" fleet.pml 2>&1) |
 				sed -n 's/^ *\(t[0-9].*\)/#   \1/p; s/^spin: \(text of failed.*\)/#   \1/p' |
 				grep -v " issues node " | head -n 30
 			(cd "$d" && spin -t "$@" fleet.pml 2>&1) |
 				sed -n 's/^ *\(t[0-9].* issues node .*\)/\1/p' | tail -n 3 | sed 's/^/#   ... /'
-		else
+		elif [ "${errors:-0}" = 0 ] || [ ! -f "$d/fleet.pml.trail" ]; then
 			echo "#   expected a counterexample, pan found none"
+		else
+			echo "#   a trail, but no failed assertion in it (an invalid end state, a bound?)"
 		fi
 		;;
 	esac

@@ -15,9 +15,15 @@
  *   CFG_RESTORE  etcd snapshot taken at any time, restored at any later
  *                time (revision, keys and the snapshot's leases come back,
  *                leases keep their IDs); 2 agents on 2 machines, 1 node ID.
+ *                New protocol: the machines' clocks 2E apart (machine 0
+ *                E ahead, machine 1 E behind: the pair P9's bound is
+ *                about), agent 0 may be paused (-DPAUSES=0: not), and,
+ *                unless -DNOSTOP, one holder stopped (SIGTERM: left for
+ *                adoption, or a hand-over) and restarted a tick later.
  *                With -DOPRULE: the operator rule: every agent is stopped
- *                (SIGTERM) and every kernel idle before the restore, and
- *                none starts before RWAIT ticks after it.
+ *                (SIGTERM or hand-over) and every kernel idle before the
+ *                restore, and none starts before RWAIT ticks after it
+ *                (new protocol: 0, restarted at once).
  *   CFG_LOSS     one etcd answer lost after the operation applied (claim,
  *                grant, lease revoke, release); 2 agents, 2 node IDs.
  *   CFG_TWO      a second agent started on the first agent's device (and
@@ -123,6 +129,24 @@
  *      fence has not moved (a VM cloned between the claim and the install
  *      moved it in the copy's kernel); else it revokes it and leaves the
  *      lease and claim in etcd alone, as in P6.
+ *   P9 a fresh claim (not an adoption) opens only above any grant a holder
+ *      unknown to this store could still have (a restore dropped its
+ *      claim): once the claim is answered, the agent reads its wall clock
+ *      c and waits, keepalives going on, until its wall clock passes
+ *      F = max(floor, c + W + 2E); only then does it persist its first
+ *      grant (max(wall, ID clock) + W) and install (closed, then open, as
+ *      P8). The unknown holder's last grant was written before the
+ *      restore, so before the claim: at most its wall then + W (its ID
+ *      clock never ahead of its wall: every install comes after the wait,
+ *      with the wall past the floor) <= c + 2E + W. Installing after the
+ *      wait keeps the kernel's ID clock on the wall clock (a floor in the
+ *      past moves nothing). -DNOWAIT: without P9 (the limit it fixes);
+ *      -DFASTPATH: P9 skipped when this machine held the ID last (unsafe:
+ *      a restore to just after its release).
+ *   SIGTERM (new) leaves the claim in etcd and the node in force in the
+ *      kernel (it stops at its deadline): a restart adopts it (P7) and
+ *      pays no P9 wait. A hand-over (release) is asked for explicitly
+ *      (uidgen-lease --release); the successor's fresh claim waits (P9).
  */
 
 /* ---- scenario ---- */
@@ -155,7 +179,13 @@
 #define R 2		/* keepalive round, TTL/3 */
 #define W 4		/* grant window, 2/3 TTL */
 #ifndef TMAX
-#if defined(OPRULE)
+#if !defined(TODAY) && !defined(NOWAIT) && defined(CFG_LIVE)
+#define TMAX 20		/* P9: a fresh claim opens W + 2E + 1 after it */
+#elif !defined(TODAY) && !defined(NOWAIT) && !defined(OPRULE) && defined(CFG_RESTORE)
+#define TMAX 17
+#elif defined(OPRULE) && !defined(TODAY) && !defined(NOWAIT)
+#define TMAX (T0 + 4 + PWAIT + 4)	/* restarted at once, P9's wait, then mints */
+#elif defined(OPRULE)
 #define TMAX (T0 + 4 + RWAIT + 3)
 #elif defined(CFG_LIVE)
 #define TMAX 12
@@ -166,8 +196,23 @@
 #endif
 #endif
 #define T0 2		/* the first tick (walls >= 1) */
+/* P9: F = max(floor, wall at the claim + PWAIT). CFG_LOSS, CFG_TWO and
+ * CFG_CLONE check their faults with the wait at 0 (-DWAIT0: the claim
+ * goes through CWAIT and its deadline check, and opens at once): the wait
+ * only delays, and their horizons are too short for it; the restore runs
+ * check the wait itself, CFG_LIVE its length. */
+#if !defined(CFG_RESTORE) && !defined(CFG_LIVE) && !defined(PWAIT)
+#define WAIT0 1
+#endif
+#ifndef PWAIT
+#define PWAIT (W + 2 * E)
+#endif
 #ifndef RWAIT
+#if defined(TODAY) || defined(NOWAIT)
 #define RWAIT (2 * E + W + 1)	/* OPRULE: stopped longer than clock error + window */
+#else
+#define RWAIT 0		/* P9 waits instead of the operator */
+#endif
 #endif
 
 #define ETIME 1
@@ -187,6 +232,8 @@
 #define DOWN 8		/* stopped (SIGTERM), may be restarted */
 #define DEAD 9
 #define INST3 10	/* install()'s opening renew (P8) */
+#define CWAIT 11	/* P9: a fresh claim waiting for its wall to pass F */
+#define CWKA 12		/* P9: its keepalive, a step after the deadline check */
 
 byte now = T0;
 
@@ -259,6 +306,10 @@ bool inst[NA];
 byte maxrev[NA];	/* P3 */
 byte tdown[NA];
 bool paused[NA];
+byte afen[NA];		/* P9: F, the wall clock the claim waits to pass */
+#ifdef CFG_LIVE
+byte tcl[NA];		/* the tick of the claim (P9's wait bound) */
+#endif
 
 /* ---- faults ---- */
 #ifndef PAUSES
@@ -268,7 +319,14 @@ bool paused[NA];
 #define PAUSES 1
 #endif
 #endif
+#if defined(CFG_RESTORE) && !defined(TODAY) && !defined(OPRULE)
+/* the restore runs: the agent on the machine whose clock is ahead (see
+ * init), either role: the holder the restore forgets, or a claimer whose
+ * claim the restore brings back (half the states) */
+#define MAYPAUSE(x) (x == 0)
+#else
 #define MAYPAUSE(x) true	/* CFG_CLONE: the copy may start late instead */
+#endif
 byte npause;
 byte loss;		/* answers that may still be lost */
 byte nsigterm, nsigkill, nrestart, nclone;
@@ -284,7 +342,7 @@ byte trel[N];		/* tick of the node's last release */
 /* scratch, not in the state (only ever used within one atomic step;
  * spelt h_* so as not to clash with pan.c's own C names) */
 hidden byte h_r, h_n, h_g, h_c, h_l, h_i, h_t;
-hidden byte h_fe, h_ok, h_lost;
+hidden byte h_fe, h_ok, h_lost, h_m;
 
 #ifdef TODAY
 #define BACK(a) false
@@ -627,12 +685,53 @@ inline p3stop(a) {
 	unlock(a)
 }
 
+/*
+ * An agent stopped from outside. TODAY: SIGTERM releases. New: SIGTERM
+ * leaves the claim in etcd and the node in force in the kernel (until its
+ * deadline) for the next start to adopt; an explicit hand-over
+ * (--release) releases. Either may happen.
+ */
+inline stop(a) {
+#ifdef TODAY
+	release(a)
+#else
+	if
+	:: release(a)
+	:: printf("t%d: agent %d stops, leaves node %d (lease %d) for adoption\n", now, a, node[a], lease[a]);
+		lease[a] = 0; held[a] = 0; inst[a] = 0
+	fi
+#endif
+}
+
+/* P9: a claim past its deadline before its install: the lease and claim
+ * are left alone (this may be a VM's copy, and they the original's, as
+ * P6 and P8), a new lease for the next claim */
+inline lapse(a) {
+	lease[a] = 0;
+	held[a] = 0;
+	retry[a] = now + 1;
+	pc[a] = ACQ
+}
+
 /* a hold round or install that ends: release, sleep, claim again */
 inline lose(a) {
 	release(a);
 	retry[a] = now + 1;
 	pc[a] = ACQ
 }
+
+/*
+ * P9: from the claim to the install, the claim holds only while every
+ * keepalive came before the deadline of the one before (the agent's own
+ * deadline fence, the kernel's not being set yet): a pause past it may
+ * have let the lease expire and the ID be taken, and a restore may bring
+ * the claim back. -DNOCHAIN: without it.
+ */
+#if defined(TODAY) || defined(NOWAIT) || defined(NOCHAIN)
+#define LAPSED(a) false
+#else
+#define LAPSED(a) (now >= adl[a])
+#endif
 
 #ifdef TODAY
 #define LOCKFREE(a) true
@@ -755,6 +854,7 @@ proctype agent(byte a)
 				/* P8: the fence read just before the claim */
 				kf[a] = 0;
 				/* the claim txn (path A or B) */
+				h_m = mrec[k_mid[ak[a]]];	/* FASTPATH: the ID this machine held last */
 				rev++;
 				nk_lease[h_n] = lease[a];
 				nk_crev[h_n] = rev;
@@ -800,17 +900,98 @@ proctype agent(byte a)
 					SEEN(a);
 					printf("t%d: agent %d claims node %d: token %d, NEW %d, grant/floor %d, lease %d\n", now, a, h_n, rev,
 					       anew[a], (anew[a] -> agr[a] : afl[a]), lease[a]);
+#if defined(TODAY) || defined(NOWAIT)
 					pc[a] = h_t
+#else
+					/* P9: F from the wall clock read after the answer */
+					h_g = WALLK(ak[a]) + PWAIT;
+					if
+					:: !anew[a] && afl[a] > h_g -> h_g = afl[a]
+					:: else
+					fi;
+					afen[a] = h_g;
+#ifdef WAIT0
+					afen[a] = 0;
+#endif
+					next[a] = now + R;
+					adl[a] = now + TTL - 1;	/* the claim's keepalive */
+#ifdef CFG_LIVE
+					tcl[a] = now;
+#endif
+#ifdef FASTPATH
+					if
+					:: h_m == h_n + 1 ->
+						printf("t%d: agent %d: node %d was this machine's: no wait (FASTPATH)\n", now, a, h_n);
+						pc[a] = h_t
+					:: else -> pc[a] = CWAIT
+					fi
+#else
+					pc[a] = CWAIT
+#endif
+#endif
 				fi
 			fi
 		fi
 	}
 
-	/* claim() path B: the first grant, persist_grant() */
+#if !defined(TODAY) && !defined(NOWAIT)
+	/* P9: the claim waits for its wall clock to pass F; keepalives go
+	 * on every round (a lease lost meanwhile: claim again) */
+	:: atomic { !paused[a] && pc[a] == CWAIT && (now >= next[a] || WALLK(ak[a]) > afen[a]) ->
+		if
+		:: BACK(a) -> p3stop(a)
+		:: !BACK(a) && LAPSED(a) ->
+			/* past the deadline of its last keepalive: the lease may
+			 * have expired and the ID been taken meanwhile, even if
+			 * etcd (restored) shows the claim: start over */
+			printf("t%d: agent %d: claim wait past its deadline %d: claims again\n", now, a, adl[a]);
+			lapse(a)
+		:: !BACK(a) && !LAPSED(a) && WALLK(ak[a]) > afen[a] ->
+			printf("t%d: agent %d: wall %d past F %d: opens its claim\n", now, a, WALLK(ak[a]), afen[a]);
+			pc[a] = CLAIMB
+		:: !BACK(a) && !LAPSED(a) && WALLK(ak[a]) <= afen[a] ->
+			pc[a] = CWKA
+		fi
+	}
+	/* its keepalive, sent after the check above: a pause may come
+	 * between them (the code: a check, then keepalive(), which may also
+	 * try the next endpoint late); a send at or past the deadline of the
+	 * last one is a lapse (-DNOKACHECK: taken, as the agent before did) */
+	:: atomic { !paused[a] && pc[a] == CWKA ->
+		if
+		:: BACK(a) -> p3stop(a)
+#ifndef NOKACHECK
+		:: !BACK(a) && LAPSED(a) ->
+			printf("t%d: agent %d: claim wait's keepalive sent past its deadline %d: claims again\n", now, a, adl[a]);
+			lapse(a)
+		:: !BACK(a) && !LAPSED(a) && l_alive[lease[a]] ->
+#else
+		:: !BACK(a) && l_alive[lease[a]] ->
+#endif
+			l_exp[lease[a]] = now + TTL;
+			adl[a] = now + TTL - 1;
+			next[a] = now + R;
+			SEEN(a);
+			pc[a] = CWAIT
+#ifndef NOKACHECK
+		:: !BACK(a) && !LAPSED(a) && !l_alive[lease[a]] ->
+#else
+		:: !BACK(a) && !l_alive[lease[a]] ->
+#endif
+			SEEN(a); lose(a)
+		fi
+	}
+#endif
+
+	/* claim() path B (every fresh claim in the new protocol, after P9's
+	 * wait): the first grant, persist_grant() */
 	:: atomic { !paused[a] && pc[a] == CLAIMB ->
 		if
 		:: BACK(a) -> p3stop(a)
-		:: else ->
+		:: !BACK(a) && LAPSED(a) ->
+			printf("t%d: agent %d: claim past its deadline %d: claims again\n", now, a, adl[a]);
+			lapse(a)
+		:: !BACK(a) && !LAPSED(a) ->
 			h_g = WALLK(ak[a]);
 			if
 			:: h_g < afl[a] -> h_g = afl[a]
@@ -857,7 +1038,10 @@ proctype agent(byte a)
 	:: atomic { !paused[a] && pc[a] == INST1 ->
 		if
 		:: BACK(a) -> p3stop(a)
-		:: else ->
+		:: !BACK(a) && LAPSED(a) ->
+			printf("t%d: agent %d: claim past its deadline %d: claims again\n", now, a, adl[a]);
+			lapse(a)
+		:: !BACK(a) && !LAPSED(a) ->
 			held[a] = 1;
 			if
 			:: l_alive[lease[a]] ->
@@ -938,6 +1122,10 @@ proctype agent(byte a)
 			rf_nonce[ak[a]] = nonce[a];
 			rf_tok[ak[a]] = tok[a];
 			next[a] = now + R;
+#if defined(CFG_LIVE) && !defined(NOWAIT)
+			/* P9's wait, bounded: open W + 2E + 1 after the claim */
+			assert(now <= tcl[a] + W + 2 * E + 1);
+#endif
 			pc[a] = HOLD
 		:: else ->
 			printf("t%d: agent %d: opening renew in kernel %d: %d (fence moved): leaves lease %d\n",
@@ -1048,6 +1236,7 @@ proctype agent(byte a)
  * later, an etcd that takes that long to answer).
  */
 #define DUE(a) (!paused[a] && (pc[a] == START || pc[a] == CLAIMB || pc[a] == INST1 || \
+	(pc[a] == CWAIT && (now >= next[a] || WALLK(ak[a]) > afen[a])) || pc[a] == CWKA || \
 	pc[a] == INST2 || pc[a] == INST3 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
 	(pc[a] == ACQ && (now >= retry[a] || lease[a] == 0 || !l_alive[lease[a]]))))
 #define XDUE(x) (l_alive[x] && now >= l_exp[x])
@@ -1071,7 +1260,7 @@ proctype agent(byte a)
 #else
 #define OPDUE false
 #endif
-#ifdef CFG_LIVE
+#if defined(CFG_LIVE) || (defined(CFG_RESTORE) && !defined(OPRULE) && !defined(TODAY))
 /* a stopped agent is started again the next tick */
 #define RESTARTDUE ((pc[0] == DOWN && now > tdown[0]) || (pc[1] == DOWN && now > tdown[1]))
 #else
@@ -1189,20 +1378,47 @@ active proctype faults()
 #ifdef OPRULE
 	/* the operator stops every agent (SIGTERM) before the restore, and
 	 * starts them again RWAIT after it */
-	:: atomic { snap != 2 && (pc[0] == ACQ || pc[0] == HOLD) ->
+	:: atomic { snap != 2 && (pc[0] == ACQ || pc[0] == HOLD || pc[0] == CWAIT) ->
 		if
 		:: BACK(0) -> p3stop(0)
-		:: else -> release(0); pc[0] = DOWN; unlock(0)
+		:: else -> stop(0); pc[0] = DOWN; unlock(0)
 		fi
 	}
-	:: atomic { snap != 2 && (pc[1] == ACQ || pc[1] == HOLD) ->
+	:: atomic { snap != 2 && (pc[1] == ACQ || pc[1] == HOLD || pc[1] == CWAIT) ->
 		if
 		:: BACK(1) -> p3stop(1)
-		:: else -> release(1); pc[1] = DOWN; unlock(1)
+		:: else -> stop(1); pc[1] = DOWN; unlock(1)
 		fi
 	}
 	:: atomic { snap == 2 && now >= resume && pc[0] == DOWN -> reset(0); pc[0] = START }
 	:: atomic { snap == 2 && now >= resume && pc[1] == DOWN -> reset(1); pc[1] = START }
+#elif !defined(TODAY) && !defined(NOSTOP)
+	/* new protocol, agents running through the restore: one holder
+	 * stopped (SIGTERM or hand-over) at any time, started again the next
+	 * tick; FASTPATH: or a claim in its wait (the shortest way, within the
+	 * horizon, to a machine that held the ID last claiming it again; in
+	 * the pass run it adds 4x the states) */
+#ifdef FASTPATH
+#define RSTOPPABLE(x) (pc[x] == HOLD || pc[x] == CWAIT)
+#else
+#define RSTOPPABLE(x) (pc[x] == HOLD)
+#endif
+	:: atomic { nsigterm == 0 && RSTOPPABLE(0) ->
+		nsigterm++;
+		if
+		:: BACK(0) -> p3stop(0)
+		:: else -> stop(0); pc[0] = DOWN; tdown[0] = now; unlock(0)
+		fi
+	}
+	:: atomic { nsigterm == 0 && RSTOPPABLE(1) ->
+		nsigterm++;
+		if
+		:: BACK(1) -> p3stop(1)
+		:: else -> stop(1); pc[1] = DOWN; tdown[1] = now; unlock(1)
+		fi
+	}
+	:: atomic { pc[0] == DOWN && now > tdown[0] -> reset(0); tdown[0] = 0; pc[0] = START }
+	:: atomic { pc[1] == DOWN && now > tdown[1] -> reset(1); tdown[1] = 0; pc[1] = START }
 #endif
 #endif
 #ifdef CFG_LIVE
@@ -1211,9 +1427,9 @@ active proctype faults()
 #endif
 	/* SIGTERM of a holder (HANDOVERS of them); restart a tick later */
 	:: atomic { nsigterm < HANDOVERS && pc[0] == HOLD ->
-		nsigterm++; release(0); pc[0] = DOWN; tdown[0] = now; unlock(0) }
+		nsigterm++; stop(0); pc[0] = DOWN; tdown[0] = now; unlock(0) }
 	:: atomic { nsigterm < HANDOVERS && pc[1] == HOLD ->
-		nsigterm++; release(1); pc[1] = DOWN; tdown[1] = now; unlock(1) }
+		nsigterm++; stop(1); pc[1] = DOWN; tdown[1] = now; unlock(1) }
 	:: atomic { pc[0] == DOWN && now > tdown[0] -> reset(0); tdown[0] = 0; pc[0] = START }
 	:: atomic { pc[1] == DOWN && now > tdown[1] -> reset(1); tdown[1] = 0; pc[1] = START }
 #endif
@@ -1225,7 +1441,7 @@ active proctype faults()
 		printf("t%d: SIGTERM to agent 1\n", now);
 		if
 		:: BACK(1) -> p3stop(1)
-		:: else -> release(1); pc[1] = DOWN; unlock(1)
+		:: else -> stop(1); pc[1] = DOWN; unlock(1)
 		fi
 	}
 	:: atomic { nsigkill == 0 && pc[0] != DEAD && pc[0] != DOWN ->
@@ -1282,8 +1498,16 @@ active proctype faults()
 init {
 	atomic {
 		/* clocks: any skew in -E..E per machine */
+#if defined(CFG_RESTORE) && !defined(TODAY) && !defined(OPRULE)
+		k_skew[0] = 2 * E;	/* E ahead; machine 1 up to 2E behind it */
+#else
 		k_skew[0] = E;	/* exact; machine 1 off by up to E either way */
+#endif
+#if defined(CFG_RESTORE) && !defined(TODAY) && !defined(OPRULE) && !defined(ALLSKEW)
+		h_c = 0;	/* the extreme pair only: 2E apart (either agent may be the one ahead's) */
+#else
 		select (h_c : 0 .. 2 * E);
+#endif
 		k_skew[1] = h_c;
 		h_c = 0;
 		k_mid[0] = 0; k_bid[0] = 0;

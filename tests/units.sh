@@ -43,6 +43,32 @@ done
 # start it again against that store by itself.
 check "uidgen-lease: exit 3 (etcd went back in time) is not restarted" \
 	"grep -q '^RestartPreventExitStatus=3\$' systemd/uidgen-lease.service && grep -q 'r == -ESTALE ? 3' lease/main.c"
+# uidgen-lease at shutdown: ExecStop hands the node over (SIGUSR1) when the
+# system is stopping, and waits for the agent to exit; on a plain stop or
+# restart it sends nothing (SIGTERM then leaves the node for adoption).
+# exec_stop STATE: run the unit's ExecStop (its sh -c script, systemd's
+# $$ unescaped) with systemctl is-system-running saying STATE and MAINPID
+# a process that logs the signals it gets; prints what it got.
+exec_stop() {
+	local script pid
+	script=$(sed -n "s/^ExecStop=\/bin\/sh -c '\(.*\)'\$/\1/p" systemd/uidgen-lease.service | sed 's/\$\$/$/g')
+	[ -n "$script" ] || { echo "no ExecStop=/bin/sh -c '...' line"; return 1; }
+	mkdir -p "$out/bin"
+	printf '#!/bin/sh\n[ "$1" = is-system-running ] && echo %s\n' "$1" > "$out/bin/systemctl"
+	chmod +x "$out/bin/systemctl"
+	rm -f "$out/got"
+	sh -c 'trap "echo USR1 >> $0/got; exit 0" USR1; trap "echo TERM >> $0/got; exit 0" TERM; while :; do sleep 0.05; done' "$out" &
+	pid=$!
+	sleep 0.3
+	PATH=$out/bin:$PATH MAINPID=$pid timeout 10 sh -c "$script"
+	echo "ExecStop exit $?; alive after: $(kill -0 $pid 2>/dev/null && echo yes || echo no); got: $(cat "$out/got" 2>/dev/null)"
+	kill -KILL $pid 2>/dev/null
+	wait $pid 2>/dev/null
+}
+check "uidgen-lease: at shutdown (stopping), ExecStop hands over (SIGUSR1) and waits for the agent to exit" \
+	'r=$(exec_stop stopping); echo "$r"; [ "$r" = "ExecStop exit 0; alive after: no; got: USR1" ]'
+check "uidgen-lease: on a stop or restart (running), ExecStop sends nothing (SIGTERM leaves the node for adoption)" \
+	'r=$(exec_stop running); echo "$r"; [ "$r" = "ExecStop exit 0; alive after: yes; got: " ]'
 if command -v systemd-analyze > /dev/null; then
 	for f in systemd/*.service; do
 		# Binaries not installed here and man pages are no finding.

@@ -4,7 +4,6 @@
 # any instant, and no ID issued twice.
 #
 #   check.py [--watch FILE] [--sim LOG]... [--ids FILE]... [--layout NODE_SHIFT NODE_BITS]
-#            [--excuse NODE FROM_MS TO_MS FILE FILE]...
 #
 # --watch (watch.py's record of PREFIX/node/): each key's history must
 #   alternate: created (version 1), then only puts with that
@@ -21,25 +20,24 @@
 #   width), no tick of a node field may carry IDs from two files: each
 #   node field held by one machine at a time, at the resolution of a tick.
 #   Repeats are also counted per pair of files (RESULT repeats_pair).
-# --excuse (needs --layout): a repeat or a shared tick between exactly
-#   these two files, in node field NODE, with its tick in FROM_MS..TO_MS
-#   (Unix ms, by --epoch-ms), is counted apart (RESULT excused_repeats,
-#   excused_shared_ticks) and does not fail the check: a case whose
-#   protocol allows a bounded overlap (etcd restored from a snapshot).
-#   Every other repeat still does.
+#   No repeat is excused, a restore's included (the claim wait covers it).
 # Prints "RESULT key value" lines; exit 1 on any violation.
 import argparse, collections, statistics, sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--watch")
 ap.add_argument("--sim", action="append", default=[])
+# --boot-wall NS: CLOCK_REALTIME - CLOCK_BOOTTIME on this host (the
+# stand-ins' logs are in CLOCK_BOOTTIME): with it, the ID time (ms) each
+# interval could issue, and how much of it two agents could both issue
+# under one node ID (RESULT sim_tick_overlap_ms; the stand-ins share the
+# host's wall clock).
+ap.add_argument("--boot-wall", type=int)
 ap.add_argument("--ids", action="append", default=[])
 ap.add_argument("--layout", nargs=2, type=int)
 ap.add_argument("--tick-us", type=int, default=1000)
 ap.add_argument("--epoch-ms", type=int, default=1767225600000)
 ap.add_argument("--cases", help="lines 'NAME WALL_MS': label each hand-over")
-ap.add_argument("--excuse", nargs=5, action="append", default=[],
-                metavar=("NODE", "FROM_MS", "TO_MS", "FILE", "FILE"))
 a = ap.parse_args()
 bad = 0
 
@@ -88,6 +86,7 @@ if a.watch:
 if a.sim:
     # who -> current interval; node -> list of (start, end, who, token)
     iv = collections.defaultdict(list)
+    ticks = []
     cur = {}
     for path in a.sim:
         for line in open(path):
@@ -100,15 +99,19 @@ if a.sim:
             # In force from the first change that lets it issue: the
             # agent installs a claim closed (open=0) until it has seen
             # that its device was not forked since the claim.
+            gr = int(kv.get("grant", "0"))
             if ev in ("install", "renew") and who in cur:
                 cur[who][1] = dl
+                cur[who][4] = max(cur[who][4], gr) if gr and cur[who][4] else 0
             elif ev in ("install", "renew") and kv.get("open", "1") == "1":
-                cur[who] = [t, dl, node, tok]
+                cur[who] = [t, dl, node, tok, gr, int(kv.get("floor", "0"))]
             elif ev in ("revoke", "expire", "fork") and who in cur:
-                s, d, n, k = cur.pop(who)
+                s, d, n, k, g, fl = cur.pop(who)
                 iv[n].append((s, min(t, d), who, k))
-    for who, (s, d, n, k) in cur.items():
+                ticks.append((n, s, min(t, d), who, g, fl))
+    for who, (s, d, n, k, g, fl) in cur.items():
         iv[n].append((s, d, who, k))
+        ticks.append((n, s, d, who, g, fl))
     # With etcd's history, a token (a create_revision, unique in the
     # store) names the very key: agents of several clusters may share
     # one node number.
@@ -152,6 +155,28 @@ if a.sim:
     res("sim_intervals", sum(len(x) for x in iv.values()))
     res("sim_overlaps", overlaps)
     bad += overlaps
+    if a.boot_wall is not None:
+        # The ID time (ms) an interval could issue: from its wall clock at
+        # the start (or past its floor: the ID clock moved there) to its
+        # grant, and no further than its ID clock at the end.
+        def span(s, e, g, fl):
+            w0, w1 = (s + a.boot_wall) // 1000000, (e + a.boot_wall) // 1000000
+            lo = max(w0, fl + 1)
+            hi = w1 + (lo - w0)
+            return lo, (min(hi, g) if g else hi)
+        both = 0
+        for i, x in enumerate(ticks):
+            for y in ticks[i + 1:]:
+                if x[0] != y[0] or x[3] == y[3]:
+                    continue
+                (l0, h0), (l1, h1) = span(*x[1:3], *x[4:6]), span(*y[1:3], *y[4:6])
+                o = min(h0, h1) - max(l0, l1) + 1
+                if o > 0:
+                    both += o
+                    print("node %d: ID time %d..%d (%s) and %d..%d (%s): %d ms both could issue"
+                          % (x[0], l0, h0, x[3], l1, h1, y[3], o))
+        res("sim_tick_overlap_ms", both)
+        bad += both
     if a.watch:
         res("sim_unknown_tokens", unknown)
         res("sim_after_etcd_freed", late)
@@ -160,21 +185,10 @@ if a.sim:
             res("lead_min_ms", "%.0f" % (min(leads) / 1e6))
             res("lead_median_ms", "%.0f" % (statistics.median(leads) / 1e6))
 
-def excused(i, p, q):
-    """Whether an ID i in files p and q falls in an --excuse window."""
-    if not a.layout:
-        return False
-    shift, bits = a.layout
-    node = (i >> shift) & ((1 << bits) - 1)
-    t = a.epoch_ms + (i >> (shift + bits)) * a.tick_us // 1000
-    return any(node == int(n) and int(f) <= t <= int(e) and {p, q} == {x, y}
-               for n, f, e, x, y in a.excuse)
-
 if a.ids:
     seen = {}
     total = 0
     dups = 0
-    exc = 0
     pairs = collections.Counter()
     for path in a.ids:
         for line in open(path):
@@ -184,9 +198,6 @@ if a.ids:
             total += 1
             if line in seen:
                 pairs[tuple(sorted((seen[line], path)))] += 1
-                if excused(int(line), seen[line], path):
-                    exc += 1
-                    continue
                 dups += 1
                 if dups <= 10:
                     print("repeat:", line, "in", seen[line], "and", path)
@@ -194,7 +205,6 @@ if a.ids:
                 seen[line] = path
     res("ids", total)
     res("repeats", dups)
-    res("excused_repeats", exc)
     for (p, q), c in sorted(pairs.items()):
         res("repeats_pair", "%s %s %d" % ("/".join(p.split("/")[-2:]), "/".join(q.split("/")[-2:]), c))
     bad += dups
@@ -202,7 +212,6 @@ if a.ids:
         shift, bits = a.layout
         owner = {}
         shared = 0
-        shared_exc = 0
         per = collections.Counter()
         for v, path in seen.items():
             i = int(v)
@@ -210,9 +219,7 @@ if a.ids:
             tick = i >> (shift + bits)
             per[(node, path)] += 1
             o = owner.setdefault((node, tick), path)
-            if o != path and excused(i, o, path):
-                shared_exc += 1
-            elif o != path:
+            if o != path:
                 shared += 1
                 if shared <= 10:
                     print("node %d tick %d: IDs from %s and %s" % (node, tick, o, path))
@@ -238,7 +245,6 @@ if a.ids:
                         node, "/".join(p0.split("/")[-2:]), "/".join(p1.split("/")[-2:]),
                         ms(t1) - ms(t0), label[-1] if label else "?"))
         res("shared_ticks", shared)
-        res("excused_shared_ticks", shared_exc)
         bad += shared
 
 sys.exit(1 if bad else 0)

@@ -6,7 +6,6 @@
 # gaps.py, prints each case's numbers ("# finding ...") and checks what
 # needs the whole record. Cases: want layout / stall / ahead / restore.
 
-excuse=()	# check.py --excuse arguments: the restore case's window only
 # waiter: a machine that holds no node ID; last_start M: the line of M's
 # agent log before its last start (for alog).
 waiter() { local m; for m in A B C; do [ -n "$(node_of "$m")" ] || { echo "$m"; return; }; done; }
@@ -18,8 +17,18 @@ sample() {
 	cmd "$1" "sample $2 $3"
 	while read -r _ k v; do printf -v "s_$k" '%s' "$v"; done < <(grep '^RESULT' "$out/$1/sample-$3.txt")
 }
-# two_held: both node IDs held (after the cases before).
-two_held() { local i; for i in $(seq 60); do [ -n "$(holder 0)" ] && [ -n "$(holder 1)" ] && return 0; sleep 1; done; return 1; }
+# two_held: both node IDs held (after the cases before), each in force
+# in its holder's kernel (past its claim wait).
+two_held() {
+	local i h0 h1
+	for i in $(seq 60); do
+		h0=$(holder 0)
+		h1=$(holder 1)
+		[ -n "$h0" ] && [ -n "$h1" ] && settled "$h0" && settled "$h1" && return 0
+		sleep 1
+	done
+	return 1
+}
 # The machine with the host's clock for the clock cases: A, or B if A
 # was the one that crashed and came back 5 s behind.
 G=A
@@ -80,8 +89,9 @@ if want stall; then
 	# W would take G's node ID between a stop and a start.
 	cmd "$W" term
 	cmd "$G" restart2
-	check "stall: $G's agent restarted twice 1.5 s apart: node $g in force again" \
-		'alog "$G" "node $g: in force" 30 "$(last_start "$G")"'
+	# (SIGTERM leaves the node in force: each start adopts it.)
+	check "stall: $G's agent restarted twice 1.5 s apart: node $g adopted (or in force) again" \
+		'alog "$G" "node $g: (adopted from the previous run|in force)" 30 "$(last_start "$G")"'
 	sample "$G" 30 stall
 	stall_win=$s_window_ns
 	echo "# finding 3 (restarts): over 30 s, blocked at the grant ${s_blocked_pct}% of ${s_samples} samples, grant_waits +${s_grant_waits}, grant lead min ${s_lead_min_ms} ms, ID clock offset max ${s_offset_max_ms} ms (last ${s_offset_last_ms})"
@@ -103,8 +113,9 @@ if want ahead; then
 	check "ahead: $G releases node $g" 'alog "$G" "node $g: released in etcd" 20 "$lg"'
 	ectl put "/uidgen/vm/floor/$g" $(( $(wall_ms) + 20000 )) > /dev/null
 	cmd "$G" restart
+	# (Its claim wait lasts until its clock passes the floor: 20 s.)
 	check "ahead: $G claims node $g, its floor 20 s ahead of the wall clock" \
-		'alog "$G" "node $g: in force" 30 "$(last_start "$G")"'
+		'alog "$G" "node $g: in force" 60 "$(last_start "$G")"'
 	sample "$G" 10 ahead
 	echo "# finding 3 (floor 20 s ahead): over 10 s, blocked at the grant ${s_blocked_pct}% of ${s_samples} samples, grant_waits +${s_grant_waits}, grant lead min ${s_lead_min_ms} ms (last ${s_lead_last_ms}), ID clock offset ${s_offset_last_ms} ms"
 	check "ahead: the grants follow the ID clock: callers blocked at most 5% of 10 s" \
@@ -117,19 +128,19 @@ fi
 # claim (R's claim txn held in a faultproxy.py until the snapshot is
 # saved); R and G paused through the restore so that W's claim is the
 # first write after it and gets R's create_revision as its token (what
-# the review found). 1.4.0: R's guard (create_revision == token) took
-# W's claim for its own, both minted node n. Now R must notice (the
-# revision went back, or the claim's value is not its own) and revoke,
-# within its renewal round (TTL/3) + 2 s of W's first ID. The IDs R and W
-# both issue in that window are counted, and excused in the global check
-# (--excuse: node n, these two files, ID times from 15 s before the case
-# to 15 s after it) and only there.
+# the review found; 1.4.0 and 2.0's agent before the claim wait repeated
+# IDs here: 1,968 on record, excused). R is continued as soon as W's
+# claim is in etcd: its kernel may still issue up to its last grant
+# while W waits (grant_window_ms + 2 x clock_error_ms past its claim)
+# before its first grant. Property: no ID of R's repeats W's, no excuse.
+# Every machine runs the suite's grant_window_ms (the default, 6666 at
+# TTL 10) and clock_error_ms (500): the wait covers a holder whose
+# settings are no larger, and the agent refuses others.
 if want restore; then
 	rn=$((1 - g))
 	R=$(holder "$rn")
 	W=$(waiter)
 	mark restore
-	rest_from=$(wall_ms)
 	cmd "$W" term
 	lr=$(lines "$R")
 	cmd "$R" term
@@ -139,53 +150,46 @@ if want restore; then
 		> "$out/proxy-restore.log" 2>&1 &
 	ppid_=$!
 	sleep 0.5
-	# timeout_ms=10000: the snapshot is saved before R's claim times
-	# out and is sent again (3000 was too short at load 10: the retry
-	# went through before the snapshot, which then held R's claim, and W
-	# found no free ID); grant_window_ms=18000 is a renewal round (TTL/3 +
-	# timeout_ms) or more, as the agent asks. ttl=20: R's kernel deadline
-	# (19 s) outlasts its pause through the restore and W's claim (10.4 s
-	# on a loaded host with TTL 10: its deadline passed first, and nothing
-	# was left to notice).
-	rttl=20
-	cmd "$R" "startvia 23796 timeout_ms=10000 grant_window_ms=18000 ttl=$rttl"
+	# timeout_ms=3000: R's claim is held at the proxy through one
+	# etcdctl snapshot (G is paused after it, not before), and a renewal
+	# round (TTL/3 + 3000 ms) still fits in the suite's grant window.
+	cmd "$R" "startvia 23796 timeout_ms=3000"
 	check "restore: $R's claim held at the proxy, after its lease grant" \
 		'for i in $(seq 100); do grep -q "^hold" "$out/proxy-restore.log" && break; sleep 0.1; done; grep -q "^hold" "$out/proxy-restore.log"'
-	# G must not write from the snapshot until W's claim (W's token
-	# would not be R's). Paused before R's term instead, G's lease
-	# expired before the snapshot on a loaded host (cmd round trips of
-	# 2-7 s) and W claimed G's node ID.
-	cmd "$G" stop
 	check "restore: etcd snapshot saved" 'etcd_snapshot "$out/snap.db"'
 	touch "$out/go"
-	check "restore: $R claims node $rn (after the snapshot)" 'alog "$R" "node $rn: in force" 20 "$(last_start "$R")"'
+	check "restore: $R claims node $rn (after the snapshot), waits and puts it in force" \
+		'alog "$R" "node $rn: in force" 30 "$(last_start "$R")"'
+	# R paused at once (its kernel holds a grant up to a window ahead),
+	# then G: no write from G between the restore and W's claim.
 	cmd "$R" stop
+	cmd "$G" stop
 	# Writes after the snapshot, so that watch.py sees the store go back.
 	ectl put /uidgen/vm/test-mark 1 > /dev/null
 	r_tok=$(sed -n "s/.*node $rn: in force (token \([0-9]*\).*/\1/p" "$out/$R/agent.log" | tail -n 1)
 	check "restore: etcd restored from that snapshot (every member)" 'etcd_restore "$out/snap.db"'
 	lw=$(lines "$W")
 	cmd "$W" restart
-	check "restore: $W claims node $rn" 'alog "$W" "node $rn: in force" 20 "$lw"'
-	w_tok=$(tail -n +$((lw + 1)) "$out/$W/agent.log" | sed -n "s/.*node $rn: in force (token \([0-9]*\).*/\1/p" | tail -n 1)
-	echo "# restore: $R's token $r_tok, $W's token $w_tok"
+	check "restore: $W claims node $rn and waits before opening it" \
+		'alog "$W" "node $rn: waiting [0-9.]+ s before opening" 20 "$lw"'
 	lr=$(lines "$R")
 	cmd "$R" cont
 	cmd "$G" cont
-	check "restore: $R, continued, notices and exits 3 (etcd went back in time)" \
-		'alog "$R" "uidgen-lease exited 3" 15 "$lr" && tail -n +$((lr + 1)) "$out/$R/agent.log" | grep -E "went back|another claim|not ours"'
-	# (1.4.0: both mint; let that show in the IDs.)
+	check "restore: $W puts node $rn in force after its claim wait" 'alog "$W" "node $rn: in force" 30 "$lw"'
+	w_tok=$(tail -n +$((lw + 1)) "$out/$W/agent.log" | sed -n "s/.*node $rn: in force (token \([0-9]*\).*/\1/p" | tail -n 1)
+	echo "# restore: $R's token $r_tok, $W's token $w_tok"
+	check "restore: $R, continued, stops issuing under node $rn (etcd went back in time, or its deadline passed)" \
+		'alog "$R" "went back|not ours|another claim|deadline passed|no longer in force" 30 "$lr"'
 	sleep 5
 	kill "$ppid_"
 	wait "$ppid_" 2> /dev/null
 	ppid_=
 	rest_r_ids=$(idsfile "$R")
 	rest_w_ids=$(idsfile "$W")
-	excuse=(--excuse "$rn" $((rest_from - 15000)) $(( $(wall_ms) + 15000 )) "$rest_r_ids" "$rest_w_ids")
 	rest_ns=$(awk '$1 == "restore" { print $3 }' "$out/cases.txt")
 	mark restore-end
-	# As it was: a new agent on each (G's and R's, if they stopped, left
-	# their claims to expire).
+	# As it was: a new agent on each (R's exited or left its claim to
+	# expire; G's was paused).
 	cmd "$R" restart
 	cmd "$G" restart
 	two_held
@@ -217,8 +221,7 @@ findings_report() {
 		else
 			rest_ov="? (W first $w_first, R last $r_last)"
 		fi
-		echo "# finding 2 (restore): node $rn: $R's last ID ${rest_ov} ms after $W's first (host clock); $rest_rep IDs repeated between them (excused: $(sed -n 's/^RESULT excused_repeats //p' "$out/global.txt"))"
-		check "restore: $R's last ID within its renewal round + 2 s ($((rttl * 1000 / 3 + 2000)) ms) of $W's first" \
-			'[[ "$rest_ov" =~ ^-?[0-9]+$ ]] && [ "$rest_ov" -le $((rttl * 1000 / 3 + 2000)) ]'
+		echo "# finding 2 (restore): node $rn: $R's last ID ${rest_ov} ms after $W's first (host clock; negative: before); $rest_rep IDs repeated between them (no excuse)"
+		check "restore: none of $R's IDs repeats $W's ($rest_rep)" '[ "$rest_rep" = 0 ]'
 	fi
 }

@@ -9,7 +9,10 @@
 #   kill9 | restart   SIGKILL the agent / start it again (restart: as
 #                     systemctl does it: SIGTERM a running agent, wait for
 #                     its exit, start it)
-#   term              SIGTERM the agent and wait for its exit (systemctl stop)
+#   term              hand the node over and wait for the agent's exit:
+#                     SIGUSR1 (an agent whose --help names it; SIGTERM
+#                     leaves the node for adoption there), else SIGTERM
+#                     (1.4.0's agent released on it)
 #   restart2          just after the agent raised the grant, restart; 1.5 s
 #                     later restart again
 #   startvia PORT [K=V]...  restart the agent with 10.0.2.2:PORT as its
@@ -78,6 +81,9 @@ agent() {
 	while [ ! -s /tmp/apid ]; do sleep 0.01; done
 	apid=$(cat /tmp/apid)
 }
+# The hand-over signal of this agent (see term).
+handover=TERM
+"$LEASE"/uidgen-lease --help 2>/dev/null | grep -q SIGUSR1 && handover=USR1
 # stopagent [SIGNAL]: signal the agent (default TERM) and wait for its exit.
 stopagent() {
 	kill -"${1:-TERM}" "$apid" 2>/dev/null
@@ -113,7 +119,7 @@ while :; do
 	cont) kill -CONT "$apid" ;;
 	kill9) stopagent KILL ;;
 	restart) stopagent; agent ;;
-	term) stopagent ;;
+	term) stopagent "$handover" ;;
 	restart2)
 		# Just after a grant write (the worst phase: 1.4.0 left that
 		# grant, a window ahead, as the floor).

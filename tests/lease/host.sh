@@ -3,7 +3,8 @@
 #
 # uidgen-lease against a real 3-member etcd on this machine's loopback,
 # with the device stand-in (--device-sim): claims, the third agent
-# waiting, hand-over with the floor, preference for the last ID, SIGSTOP
+# waiting, hand-over (SIGUSR1) with the floor and the claim wait, SIGTERM
+# and adoption, preference for the last ID, SIGSTOP
 # (the device stops before etcd frees the ID), SIGKILL and restart, a
 # missing floor refused, the etcd leader killed, then TLS with client
 # certificates and user/password. Every run ends with the global check
@@ -42,7 +43,9 @@ start() {
 		>> "$out/$name.log" 2>&1 &
 	apid[$name]=$!
 }
-stop() { kill -TERM "${apid[$1]}" 2>/dev/null; wait "${apid[$1]}"; }
+# stop NAME: a hand-over (SIGUSR1: revoke, then release in etcd);
+# SIGTERM leaves the node for the next start to adopt (the case below).
+stop() { kill -USR1 "${apid[$1]}" 2>/dev/null; wait "${apid[$1]}"; }
 # waitlog NAME REGEX [SECONDS]: until the agent's log matches.
 waitlog() {
 	local i
@@ -87,9 +90,14 @@ check "the third is told all are held, and installs nothing" \
 # (under 95 ms even on a loaded host: 13 ms seen at load 8).
 check "the deadline is TTL x (1 - rate) - margin after the keepalive" \
 	'grep -Eq "deadline in 3\.9[0-9]{2} s" "$out/A.log"'
+# P9: a fresh claim opens only once the clock is past any grant a holder
+# unknown to etcd (a restore) could have: grant_window_ms (3333 at TTL 5)
+# + 2 x clock_error_ms (500), from the claim's answer.
+check "a fresh claim waits grant_window_ms + 2 x clock_error_ms (4.333 s) before it opens" \
+	'grep -Eq "node [01]: waiting 4\.3[0-9]{2} s before opening the claim" "$out/A.log"'
 a_node=$(node_of A)
 stop A
-check "A on SIGTERM: revoked in the device, then released in etcd" \
+check "A on SIGUSR1 (hand-over): revoked in the device, then released in etcd" \
 	'sed -n "/revoked in the device (shutdown)/,\$p" "$out/A.log" | grep -q "released in etcd"'
 # The floor a clean release leaves is what was issued, not the last grant
 # (up to a window ahead): else every hand-over starts the next holder's
@@ -114,6 +122,19 @@ no_url() {
 	echo "exit $rc: $err"
 	[ "$rc" = 2 ] && [ "$err" = "$1: endpoints ',': no URL" ]
 }
+# SIGTERM (systemctl restart): the node stays in force and the claim in
+# etcd; the next start adopts it, with no claim wait.
+start AD adopt 0
+waitlog AD "in force" > /dev/null
+kill -TERM "${apid[AD]}"; wait "${apid[AD]}"
+check "SIGTERM leaves the node in force in the device and the claim in etcd" \
+	'grep -q "left in force for the next start to adopt" "$out/AD.log" && ! grep -q " revoke " "$out/AD.sim.log" &&
+	 [ -n "$(ectl get /uidgen/adopt/node/0 --print-value-only)" ]'
+start AD adopt 0
+check "restarted, it adopts the node at once: no claim wait, no new claim" \
+	'waitlog AD "adopted from the previous run" 3 && ! grep -q "waiting .* before opening" "$out/AD.log" &&
+	 [ "$(grep -c " install " "$out/AD.sim.log")" = 1 ]'
+stop AD
 check "uidgen-lease: endpoints with no URL, exit 2 saying so" \
 	'no_url uidgen-lease -o machine_id=0123456789abcdef0123456789abcdef'
 check "uidgen-cluster: the same" 'no_url uidgen-cluster'
@@ -225,7 +246,7 @@ start E twin 1 -o machine_id=twin -o boot_id_file="$out/boot2"
 check "a second machine with the same machine ID takes the other ID" \
 	'waitlog E "in force" && [ "$(node_of E)" != "$d_node" ]'
 check "and leaves the first's claim alone, saying why" \
-	'waitlog E "two machines share one machine ID" && sleep 3 && ! grep -Eq " (expire|revoke) " "$out/D.sim.log"'
+	'waitlog E "or another machine with the same /etc/machine-id" && sleep 3 && ! grep -Eq " (expire|revoke) " "$out/D.sim.log"'
 stop E
 stop D
 # The same boot: a claim left by a killed agent whose device revoked is
@@ -268,7 +289,34 @@ check "an epoch 12 s later: refused the same way" \
 	 ! grep -q install "$out/L3.sim.log"'
 check "the layout is in etcd, as the first agent recorded it" \
 	'[ "$(ectl get /uidgen/layout/layout --print-value-only)" = "ts_bits=41 node_bits=5 slot_bits=5 seq_bits=12 tick_us=1000 epoch_ms=1767225600000" ]'
+# The settings the claim wait relies on must agree too: a fresh claim's
+# wait (grant_window_ms + 2 x clock_error_ms) covers an unknown holder
+# only if its window and clock error are no larger. Recorded beside the
+# layout (/uidgen/<cluster>/settings) by the first agent; a machine with
+# others is refused like a layout that differs (the agent before this
+# claimed: rc 124 at the timeout, in force).
+once L4 layout 5 -o grant_window_ms=4000
+check "grant_window_ms 4000 in a cluster of 3333: refused (exit 1), saying what differs and what to do" \
+	'cat "$out/L4.log"; [ "$rc" = 1 ] && grep -q "here grant_window_ms=4000, in etcd grant_window_ms=3333" "$out/L4.log" &&
+	 grep -q "set grant_window_ms and clock_error_ms in this machine.s uidgen-lease.conf to the cluster.s" "$out/L4.log" &&
+	 ! grep -q install "$out/L4.sim.log"'
+once L5 layout 5 -o clock_error_ms=200
+check "clock_error_ms 200 in a cluster of 500: refused the same way" \
+	'[ "$rc" = 1 ] && grep -q "here clock_error_ms=200, in etcd clock_error_ms=500" "$out/L5.log" &&
+	 ! grep -q "here grant_window_ms" "$out/L5.log" && ! grep -q install "$out/L5.sim.log"'
+check "the settings are in etcd beside the layout, as the first agent recorded them" \
+	'[ "$(ectl get /uidgen/layout/settings --print-value-only)" = "grant_window_ms=3333 clock_error_ms=500" ]'
 stop L1
+# A cluster from before the settings key (its layout key alone): the
+# first agent records its settings and claims; the layout key stays as
+# it was (1.4.0's agents compare it byte for byte).
+ectl put /uidgen/old/layout "ts_bits=41 node_bits=5 slot_bits=5 seq_bits=12 tick_us=1000 epoch_ms=1767225600000" > /dev/null
+start L6 old 5
+check "a layout key without settings (before 2.0): the first agent records them and claims" \
+	'waitlog L6 "in force" > /dev/null && grep -q "settings recorded for cluster old: grant_window_ms=3333 clock_error_ms=500" "$out/L6.log" &&
+	 [ "$(ectl get /uidgen/old/settings --print-value-only)" = "grant_window_ms=3333 clock_error_ms=500" ] &&
+	 [ "$(ectl get /uidgen/old/layout --print-value-only)" = "ts_bits=41 node_bits=5 slot_bits=5 seq_bits=12 tick_us=1000 epoch_ms=1767225600000" ]'
+stop L6
 # 5. Two agents on one device: the second refuses to start.
 start X dup 1
 waitlog X "in force" > /dev/null
@@ -292,11 +340,11 @@ stop G
 kill "$proxy"
 # uidgen-cluster lists holders by node ID as a number (etcd's key order
 # put node/11 and node/21 before node/4), the free ones likewise (--all).
-for n in 11 4 21; do
-	ectl put /uidgen/order/node/$n "{\"machine\":\"m$n\",\"host\":\"h$n\"}" > /dev/null
-	ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null
+for k in 11 4 21; do
+	ectl put /uidgen/order/node/$k "{\"machine\":\"m$k\",\"host\":\"h$k\"}" > /dev/null
+	ectl put /uidgen/order/floor/$k 1796100000000 > /dev/null
 done
-for n in 30 5; do ectl put /uidgen/order/floor/$n 1796100000000 > /dev/null; done
+for k in 30 5; do ectl put /uidgen/order/floor/$k 1796100000000 > /dev/null; done
 check "uidgen-cluster: holders in node order (4, 11, 21), then the free IDs (5, 30)" \
 	'lease/uidgen-cluster -c /dev/null -o endpoints="$etcd_eps" -o cluster=order --all > "$out/order.txt" &&
 	 [ "$(tail -n +2 "$out/order.txt" | awk "{ print \$1 }" | paste -sd,)" = "4,11,21,5,30" ] || { cat "$out/order.txt"; false; }'
@@ -325,6 +373,8 @@ check "grant_window_ms 1000 at TTL 10: refused (exit 2), naming the least that w
 	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o ttl=10 -o grant_window_ms=1000 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "grant_window_ms 1000 is shorter than a renewal round (ttl/3 + timeout_ms = 5333 ms)" "$out/bad.log"'
 check "grant_window_ms longer than the TTL: refused (exit 2), it would ratchet crash hand-overs" \
 	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o ttl=5 -o grant_window_ms=15000 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "grant_window_ms 15000 is longer than the TTL (5000 ms)" "$out/bad.log"'
+check "clock_error_ms 0: refused (exit 2), saying what it bounds and what works" \
+	'timeout 5 "$agent" -c /dev/null -o endpoints=http://127.0.0.1:1 -o cluster=x -o machine_id=x -o clock_error_ms=0 > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "clock_error_ms = 0: not a number from 1 to 60000" "$out/bad.log" && grep -q "use 1 to 60000 (default 500)" "$out/bad.log"'
 check "no endpoints anywhere: refused (exit 2), saying where to set them" \
 	'timeout 5 "$agent" -c /dev/null -o cluster=x -o machine_id=x > "$out/bad.log" 2>&1; [ $? -eq 2 ] && grep -q "no etcd endpoints: set endpoints" "$out/bad.log"'
 # 3. A floor left by a holder whose clock was 20 s ahead: the next
@@ -417,6 +467,99 @@ check "a VM cloned at the opening renew: the copy leaves the lease and claim; th
 	'waitlog M "fenced between our claim and its opening" 1 && [ -n "$(ectl get /uidgen/inflight2/node/0 --print-value-only)" ] &&
 	 ! grep -q "is gone" "$out/M.log" && [ "$(simlast M "(install|renew)" open)" = 1 ] && ! grep -q " revoke " "$out/M.sim.log"'
 stop_clone M inflight2
+# The review of the claim wait (issue 17, P9), each failing on the agent
+# before its fix.
+# A keepalive sent past the deadline of the one before carries no claim
+# on: its lease may have expired and the ID been taken meanwhile. Here
+# the first endpoint holds the wait's first keepalive (timeout_ms 6 s),
+# and the next one is tried 3.333 + 6 s after the lease, past its
+# deadline (8.99 s at TTL 10): a pause after the check would do the same.
+tests/lease/faultproxy.py ${etcd_client_port}7 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/lease/keepalive::$out/never" > "$out/proxy-ka.log" 2>&1 &
+proxy=$!
+sleep 0.5
+start KG kagap 0 -o endpoints=http://127.0.0.1:${etcd_client_port}7,http://127.0.0.1:${etcd_client_port}2 \
+	-o ttl=10 -o timeout_ms=6000 -o grant_window_ms=9500
+check "a keepalive sent past the last one's deadline, in the claim wait: the claim is not opened, claimed again" \
+	'waitlog KG "a keepalive sent [0-9.]+ s past the deadline of the one before, while waiting to open" 14 &&
+	 grep "^hold" "$out/proxy-ka.log" && sleep 1 && ! grep -q " install " "$out/KG.sim.log"'
+stop KG
+kill "$proxy"
+# Ticks longer than 1 ms: a holder may issue the whole tick that holds its
+# grant, so a fresh claim opens at the start of the first tick wholly
+# above its wait's bound (three claims, ticks of 10 ms).
+boot_wall=$(python3 -c 'import time; print(time.time_ns() - time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
+for m in TK1 TK2 TK3; do start $m tick 2 -o sim_tick_us=10000; done
+for m in TK1 TK2 TK3; do waitlog $m "in force" > /dev/null; done
+# tick_open NAME: "bound, first tick above it, opened at" (Unix ms),
+# and whether it opened at or after that tick. "Opened at": the wall
+# clock when the wait ended, which the first grant is (floor NEW), less
+# grant_window_ms (3333 at TTL 5).
+tick_open() {
+	local u g
+	u=$(sed -n 's/.*until our clock passes \([0-9]*\) .*/\1/p' "$out/$1.log" | head -n 1)
+	g=$(grep -E " (install|renew) .*open=1 " "$out/$1.sim.log" | head -n 1 | tr ' ' '\n' | sed -n 's/^grant=//p')
+	python3 -c 'import sys; u, g = map(int, sys.argv[1:]); ep = 1767225600000; b = ep + ((u - ep) // 10 + 1) * 10; o = g - 3333; print("# bound %d, tick above %d, opened at %d" % (u, b, o)); sys.exit(0 if o >= b else 1)' "${u:-0}" "${g:-0}"
+}
+check "tick_us 10000: each fresh claim opens at the start of the first tick wholly above its bound" \
+	'tick_open TK1 && tick_open TK2 && tick_open TK3'
+for m in TK1 TK2 TK3; do stop $m; done
+# A floor far ahead (an hour: a clock that was wrong wrote it) is waited
+# for, not installed ahead of the wall clock (an ID clock started there is
+# ahead of every wall clock, which the claim wait cannot cover after a
+# restore): the log must say that is the reason, not the claim wait.
+far=$(( $(date +%s%3N) + 3600000 ))
+ectl put /uidgen/far/floor/0 "$far" > /dev/null
+start FA far 0
+check "a floor an hour ahead: the wait names the floor as its reason, and the claim wait's own end" \
+	'waitlog FA "waiting 3[0-9]{3}\.[0-9]+ s before opening the claim, until our clock passes the floor $far \(ahead of our clock" 5 &&
+	 grep -q "the claim wait alone (grant_window_ms + 2 x clock_error_ms) ends at" "$out/FA.log" &&
+	 ! grep -q "(any grant a holder unknown" "$out/FA.log" && ! grep -q " install " "$out/FA.sim.log"'
+stop FA
+# An adoption raises the grant at once, as a hold round does: the previous
+# run's fell behind through its stop and the restart (1.5 s here).
+start AG adoptg 0
+waitlog AG "in force" > /dev/null
+sleep 1.8
+kill -TERM "${apid[AG]}"; wait "${apid[AG]}"
+sleep 1.5
+lines=$(wc -l < "$out/AG.sim.log")
+start AG adoptg 0
+check "adopted: the grant is raised at once, at least 2/3 of a window (2222 ms) past the ID clock" \
+	'waitlog AG "adopted from the previous run" 5 && l=$(tail -n +$((lines + 1)) "$out/AG.sim.log" | grep " renew " | head -n 1) &&
+	 g=$(echo "$l" | tr " " "\n" | sed -n "s/^grant=//p") && t=$(echo "$l" | cut -d" " -f1) &&
+	 ahead=$(( g - (t + boot_wall) / 1000000 )) && echo "# grant $ahead ms past the ID clock at the adoption" && [ "$ahead" -ge 2222 ]'
+stop AG
+# A reboot within the TTL after a SIGTERM (not a hand-over): the claim of
+# this machine ID with another boot ID; the message says what it can be
+# and what happens.
+echo boot-a > "$out/bootA"
+echo boot-b > "$out/bootB"
+start RB reboot 1 -o boot_id_file="$out/bootA"
+waitlog RB "in force" > /dev/null
+kill -TERM "${apid[RB]}"; wait "${apid[RB]}"
+rm -f "$out"/RB.sim*
+start RB reboot 1 -o boot_id_file="$out/bootB"
+check "rebooted within the TTL after SIGTERM: the old claim is named as this machine before a reboot, or a clone, left to expire" \
+	'waitlog RB "with boot ID boot-a, not this boot.s \(boot-b\): this machine before a reboot, its agent stopped with SIGTERM" 5 &&
+	 grep -q "or another machine with the same /etc/machine-id (a cloned image" "$out/RB.log" &&
+	 grep -q "it waits for its lease to expire (within 5 s of its last keepalive), and this agent claims another ID meanwhile" "$out/RB.log"'
+stop RB
+# The settings key, read at every hold round: gone (etcd restored to
+# before the first 2.0 agent) or another value, the holder stops (exit 3).
+start SK1 setk 0
+start SK2 setk2 0
+waitlog SK1 "in force" > /dev/null
+waitlog SK2 "in force" > /dev/null
+ectl del /uidgen/setk/settings > /dev/null
+ectl put /uidgen/setk2/settings "grant_window_ms=1000 clock_error_ms=1" > /dev/null
+# (a holder still running after 5 s is handed over: rc 0 then)
+for m in SK1 SK2; do timeout 5 tail --pid="${apid[$m]}" -f /dev/null || kill -USR1 "${apid[$m]}"; done
+wait "${apid[SK1]}"; rc1=$?
+wait "${apid[SK2]}"; rc2=$?
+check "the settings key deleted under a holder: it stops, exit 3, saying so" \
+	'echo "# exit $rc1"; [ "$rc1" = 3 ] && grep -q "/uidgen/setk/settings is gone, not ours" "$out/SK1.log"'
+check "the settings key changed under a holder: it stops, exit 3, saying what it holds" \
+	'echo "# exit $rc2"; [ "$rc2" = 3 ] && grep -q "/uidgen/setk2/settings is .grant_window_ms=1000 clock_error_ms=1., not ours" "$out/SK2.log"'
 # 2. etcd restored from a snapshot taken between A's lease and its claim:
 # A's lease comes back, its claim does not, and W's claim gets A's token.
 restb=$(printf %s /uidgen/rest/node/ | base64)
@@ -430,33 +573,29 @@ touch "$out/go"
 waitlog RA "node 0: in force" > /dev/null
 ra_tok=$(simlast RA install token)
 sleep 2
-# A paused through the restore and W's claim (well within its deadline),
-# so that A's next round comes after W's claim.
+# A paused through the restore and W's claim: meanwhile its kernel may
+# issue up to its last grant (the stand-in counts it so), unknown to the
+# restored store: the case the claim wait covers.
 kill -STOP "${apid[RA]}"
 check "etcd restored from that snapshot (all members, under 5 s)" 'etcd_restore "$out/snap.db"'
 start RW rest 0 -o ttl=10
 check "W claims node 0 after the restore, with A's token" \
 	'waitlog RW "node 0: in force" && echo "# A token $ra_tok, W token $(simlast RW install token)" &&
 	 [ "$(simlast RW install token)" = "$ra_tok" ]'
-cont_ns=$(boot_ns)
 kill -CONT "${apid[RA]}"
-check "A, continued, notices etcd went back and revokes within one round (TTL/3 + 1 s)" \
-	'waitlog RA "went back" 6 && waitlog RA "revoked in the device" 2 &&
-	 gap=$(( ($(simlast RA revoke time) - cont_ns) / 1000000 )) &&
-	 echo "# A revoked $gap ms after it was continued ($(( ($(simlast RA revoke time) - $(simlast RW install time)) / 1000000 )) ms after W installed)" &&
-	 [ "$gap" -lt 4333 ]'
-# exited PID SECONDS: PID (a child) has exited within SECONDS; its status in $rc.
-exited() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		kill -0 "$1" 2>/dev/null || { wait "$1"; rc=$?; return 0; }
-		sleep 0.1
-	done
-	echo "still running after $2 s"
-	return 1
-}
-check "and exits 3 (etcd went back in time), claiming nothing more" \
-	'exited "${apid[RA]}" 5 && [ "$rc" = 3 ] && [ "$(grep -c " install " "$out/RA.sim.log")" = 1 ]'
+# W's claim waits (P9) longer than A's deadline: A, continued, finds its
+# deadline passed, or etcd gone back if it gets there first.
+check "A, continued, stops: etcd went back, or its deadline passed in the pause" \
+	'waitlog RA "(went back|deadline passed)" 6 && ! grep -q "adopted" "$out/RA.log"'
+check "and installs nothing more" 'sleep 2; [ "$(grep -c " install " "$out/RA.sim.log")" = 1 ]'
+# What matters: no ID time that both could issue under node 0. A's last
+# grant (up to a window ahead) was persisted before the restore; W's claim
+# must not open until its clock is past any such grant (P9: the window
+# plus twice clock_error_ms after the claim).
+boot_wall=$(python3 -c 'import time; print(time.time_ns() - time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
+check "no ID time both A and W could issue under node 0" \
+	'tests/lease/check.py --sim "$out/RA.sim.log" --sim "$out/RW.sim.log" --boot-wall "$boot_wall" > "$out/restore-ticks.txt"; sed "s/^/# /" "$out/restore-ticks.txt" | grep -v "in force twice"; grep -q "^RESULT sim_tick_overlap_ms 0$" "$out/restore-ticks.txt"'
+stop RA
 stop RW
 kill "$proxy"
 etcd_stop
@@ -498,7 +637,7 @@ rc=$?
 check "a client certificate with a CommonName: exit 1, saying why the gateway refuses it" \
 	'[ $rc -eq 1 ] && grep -q "empty CommonName" "$out/W.log"'
 stop T
-check "T released its claim on SIGTERM" '[ -z "$(ectl --user root:rootpw get --prefix /uidgen/tls/node/ --keys-only)" ]'
+check "T released its claim on a hand-over (SIGUSR1)" '[ -z "$(ectl --user root:rootpw get --prefix /uidgen/tls/node/ --keys-only)" ]'
 etcd_stop
 
 # Configuration errors.
