@@ -215,13 +215,21 @@ static void key(const struct agent *a, char *buf, size_t len, const char *kind, 
 	snprintf(buf, len, "%s%s/%u", a->prefix, kind, id);
 }
 
+/* A new lease; a->ka_sent_ns is when the request etcd answered was sent,
+ * not when the answer came: etcd starts the TTL when it handles the
+ * grant, and the claim wait's deadlines (claim_wait(), install()) chain
+ * from this one. An answer that came late, or a pause once it was in,
+ * would otherwise put them past the lease's expiry. */
 static int lease_grant(struct agent *a)
 {
-	int r = etcd_lease_grant(a->e, a->c->ttl_s, &a->lease, &a->ttl);
+	uint64_t sent = 0;
+	int r = etcd_lease_grant(a->e, a->c->ttl_s, &a->lease, &a->ttl, &sent);
 
 	if (r) {
 		say("lease grant: %s", etcd_errmsg(a->e));
 		a->lease = 0;
+	} else {
+		a->ka_sent_ns = sent;
 	}
 	return r;
 }
@@ -771,10 +779,7 @@ static int keep_lease(struct agent *a)
 			return 0;
 		a->lease = 0;
 	}
-	r = lease_grant(a);
-	if (!r)
-		a->ka_sent_ns = etcd_boottime_ns();
-	return r;
+	return lease_grant(a);
 }
 
 /* acquire() - claim an ID, preferring the one this machine held last.
