@@ -1381,6 +1381,22 @@ static int adopt(struct agent *a)
 		    st.node, a->c->device);
 		return -EBUSY;
 	}
+	if (st.grant_ms && (st.grant_ms <= st.floor_ms || st.grant_ms <= st.epoch_ms + 1)) {
+		/*
+		 * Installed closed and never opened (install()): the previous
+		 * run died before its fence check. This may be a VM's copy
+		 * cloned between that claim and its install, whose kernel
+		 * moved the fence: its claim, token, machine and boot IDs are
+		 * the original's, so etcd cannot tell. Revoke it here and
+		 * leave the lease and claim in etcd alone (as
+		 * fenced_since_claim()): they expire by themselves.
+		 */
+		r = lease_dev_revoke(a->d, st.token);
+		say("node %u: installed closed by a previous run that did not open it (killed before its fence check; this may be a VM's copy): %s; "
+		    "leaving the claim and its lease in etcd alone (they expire by themselves)",
+		    st.node, r ? "revoke in the device failed (already revoked)" : "revoked in the device");
+		return 1;
+	}
 	key(a, nk, sizeof(nk), "node", st.node);
 	while (range(a, nk, 0, 0, &resp)) {
 		/* Unknown: keep it; the kernel revokes it at its deadline. */
