@@ -364,6 +364,27 @@ static const struct lease_dev_ops kernel_ops = {
 
 /* --- The stand-in: the kernel's rules on a state file -------------------- */
 
+/*
+ * A test's stand-in for slots borrowing ahead of the clock
+ * (max_borrow_ticks, with a reader using up every tick's sequence): with
+ * UIDGEN_LEASE_SIM_BORROW_MS=N, the ID clock the state reports is what
+ * kernel_state() reports then, the highest tick issued: up to N ms ahead
+ * of the clock, never past the grant (the kernel issues no tick after it).
+ */
+static void sim_borrow_hook(struct lease_dev_state *st)
+{
+	const char *p = getenv("UIDGEN_LEASE_SIM_BORROW_MS");
+	uint64_t hw;
+
+	if (!p || !*p || !st->active || !st->grant_ms)
+		return;
+	hw = st->clock_ms + strtoull(p, NULL, 10);
+	if (hw > st->grant_ms)
+		hw = st->grant_ms;
+	if (hw > st->clock_ms)
+		st->clock_ms = hw;
+}
+
 static int sim_state(struct lease_dev *d, struct lease_dev_state *st)
 {
 	const struct uidgen_node_rules *r = &d->r;
@@ -379,6 +400,7 @@ static int sim_state(struct lease_dev *d, struct lease_dev_state *st)
 	st->clock_ms = sim_clock_ms(d);
 	st->high_water_ms = d->high_water_ms;	/* sim_expire() took it */
 	st->fence = d->fence;
+	sim_borrow_hook(st);
 	return 0;
 }
 
