@@ -51,6 +51,18 @@ waitlog() {
 	echo "no '$2' in $1.log:"; tail -n 5 "$out/$1.log"
 	return 1
 }
+# proxy_up PORT: until the fault proxy listens there (python under load
+# can take over a second to start: an agent started before would find the
+# port closed, move to its next endpoint and never meet the proxy's rule).
+proxy_up() {
+	local i
+	for i in $(seq 100); do
+		(exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null && return 0
+		sleep 0.1
+	done
+	echo "fault proxy on $1 did not come up" >&2
+	return 1
+}
 cleanup() {
 	for p in "${apid[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	[ -z "$proxy" ] || kill "$proxy" 2>/dev/null
@@ -71,7 +83,7 @@ check "a 3-member etcd on 127.0.0.1:${etcd_client_port}N" 'etcd_start "$out/etcd
 # each request came in (CLOCK_BOOTTIME, the agent's clock).
 tests/lease/faultproxy.py ${etcd_client_port}7 http://127.0.0.1:${etcd_client_port}1 "slow:/v3/lease/grant::2800" > "$out/proxy-slow.log" 2>&1 &
 proxy=$!
-sleep 0.5
+proxy_up ${etcd_client_port}7
 start SG slowgrant 0 -o endpoints=http://127.0.0.1:${etcd_client_port}7 -o timeout_ms=3000 -o grant_window_ms=5000
 # ka_gap: ms from the lease grant's arrival at etcd to the next keepalive's
 ka_gap() {
