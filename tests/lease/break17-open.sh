@@ -93,31 +93,5 @@ sleep 2
 kill -USR1 "${apid[W]}" "${apid[A]}" 2>/dev/null
 wait "${apid[W]}"; wait "${apid[A]}"
 
-# 2. Borrowing (max_borrow_ticks, default 0, up to 1,000,000): with a
-# reader using up every tick's sequence, a slot runs ahead of the clock up
-# to the grant, the device's high water with it, and grant_base() takes
-# the high water as the ID clock: every grant is raised to it + the
-# window, so grants ratchet to the wall clock + the borrow + the window.
-# P9 assumes a holder's grant is at most its wall clock + grant_window_ms
-# (a claimer opens at its claim + the window + 2 x clock_error_ms): a
-# holder forgotten by a restore, borrowing more than 2 x clock_error_ms,
-# issues past any claimer's wait. The stand-in reports the high water a
-# saturating reader would leave with max_borrow_ticks=3000 (1 ms ticks)
-# (UIDGEN_LEASE_SIM_BORROW_MS; BORROW_MS= : no borrowing, the control;
-# not run on a kernel in this review).
-UIDGEN_LEASE_SIM_BORROW_MS=${BORROW_MS-3000} start BR borrow 0
-check "BR holds node 0, a reader borrowing up to 3 s ahead" 'waitlog BR "node 0: in force" 10'
-sleep 6
-boot_wall=$(python3 -c 'import time; print(time.time_ns() - time.clock_gettime_ns(time.CLOCK_BOOTTIME))')
-# lead: the largest grant - wall clock at the renew that gave it (ms)
-lead() {
-	awk -v bw="$boot_wall" '$2 ~ /^(install|renew)$/ && $0 ~ /open=1/ {
-		for (i = 3; i <= NF; i++) if ($i ~ /^grant=/) g = substr($i, 7)
-		l = g - int(($1 + bw) / 1000000); if (l > m) m = l }
-		END { print m + 0 }' "$out/BR.sim.log"
-}
-check "every grant BR persists is within what a claim wait covers: wall + grant_window_ms + 2 x clock_error_ms (4333 ms)" \
-	'l=$(lead); echo "# largest grant lead over the wall clock: $l ms"; [ "$l" -le 4333 ]'
-kill -USR1 "${apid[BR]}"; wait "${apid[BR]}"
 etcd_stop
 tap_end
