@@ -250,6 +250,44 @@ static int keepalive(struct agent *a)
 	return 0;
 }
 
+/*
+ * keepalive_in_time() - the keepalive that keeps a claim not yet in force
+ * (claim_wait(), install()): the lease's deadline is ours to keep, the
+ * kernel having none yet. Past @deadline (the previous keepalive's), or a
+ * keepalive *sent* at or past it (a pause after the check, or an endpoint
+ * that did not answer and the next one tried late), is a lapse, whatever
+ * etcd answers: the lease may have expired and the ID been taken
+ * meanwhile, and a store restored from a snapshot can show the claim as
+ * ours again (P9). @when names the step in the log. Returns 0 (a->ttl and
+ * a->ka_sent_ns moved), -ETIME (a lapse, said), -ESTALE (etcd went back
+ * in time, said), -ENOENT (the lease is gone), or another -errno: no
+ * answer.
+ */
+static int keepalive_in_time(struct agent *a, uint64_t deadline, const char *when)
+{
+	int r;
+
+	if (etcd_boottime_ns() >= deadline) {
+		say("node %u: the last keepalive's deadline passed %s: "
+		    "the lease may have expired and the ID been taken", a->node, when);
+		return -ETIME;
+	}
+	r = keepalive(a);
+	if (etcd_went_back(a->e)) {
+		say("node %u: %s: stopping now", a->node, etcd_errmsg(a->e));
+		return -ESTALE;
+	}
+	if (r)
+		return r;
+	if (a->ka_sent_ns >= deadline) {
+		say("node %u: a keepalive sent %.3f s past the deadline of the one before, %s: "
+		    "the lease may have expired and the ID been taken",
+		    a->node, (double)(a->ka_sent_ns - deadline) / 1e9, when);
+		return -ETIME;
+	}
+	return 0;
+}
+
 static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
@@ -1006,18 +1044,12 @@ static int claim_wait(struct agent *a)
 		t = etcd_boottime_ns() + left * 1000ULL;
 		if (sleep_until(next < t ? next : t))
 			return 1;
-		if (etcd_boottime_ns() >= deadline) {
-			say("node %u: no keepalive answered within its deadline while waiting to open: "
-			    "the lease may have expired and the ID been taken; claiming again", a->node);
-			return -ETIME;
-		}
-		if (etcd_boottime_ns() < next)
+		t = etcd_boottime_ns();
+		if (t < next && t < deadline)
 			continue;
-		r = keepalive(a);
-		if (etcd_went_back(a->e)) {
-			say("node %u: %s: stopping now", a->node, etcd_errmsg(a->e));
-			return -ESTALE;
-		}
+		r = keepalive_in_time(a, deadline, "while waiting to open");
+		if (r == -ETIME || r == -ESTALE)
+			return r;
 		if (r == -ENOENT) {
 			say("node %u: lease %" PRIx64 " is gone while waiting to open", a->node, (uint64_t)a->lease);
 			a->lease = 0;
@@ -1027,17 +1059,6 @@ static int claim_wait(struct agent *a)
 			/* again soon, within the deadline */
 			next = etcd_boottime_ns() + (uint64_t)a->ttl * 1000000000ULL / 20;
 			continue;
-		}
-		if (a->ka_sent_ns >= deadline) {
-			/* Sent at or past the deadline of the one before
-			 * (a pause after the check above, or an endpoint that
-			 * did not answer and the next one tried late): the
-			 * lease may have expired and the ID been taken
-			 * meanwhile, whatever etcd answers now (a restore). */
-			say("node %u: a keepalive sent %.3f s past the deadline of the one before, while waiting to open: "
-			    "the lease may have expired and the ID been taken; claiming again",
-			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9);
-			return -ETIME;
 		}
 		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 		next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
@@ -1088,34 +1109,22 @@ static int install(struct agent *a)
 		fenced_since_claim(a, NULL);
 		return -EAGAIN;
 	}
-	if (!r && etcd_boottime_ns() >= deadline) {
-		/* Paused past the last keepalive's deadline since the claim:
-		 * the lease may have expired and the ID been taken, and a
-		 * restored store may show the claim again (P9). */
-		say("node %u: the last keepalive's deadline passed before the install: "
-		    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
-		    a->node, (uint64_t)a->lease);
-		a->lease = 0;
-		a->held = 0;
-		return -EAGAIN;
-	}
 	if (!r) {
-		r = keepalive(a);
+		r = keepalive_in_time(a, deadline, "before the install");
+		if (r == -ESTALE)
+			return r;
+		if (r == -ETIME) {
+			say("node %u: leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
+			    a->node, (uint64_t)a->lease);
+			a->lease = 0;
+			a->held = 0;
+			return -EAGAIN;
+		}
 		if (r) {
 			if (fenced_since_claim(a, NULL))
 				return -EAGAIN;
 			say("node %u: keepalive before install: %s", a->node,
 			    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
-			return -EAGAIN;
-		}
-		if (a->ka_sent_ns >= deadline) {
-			/* Sent at or past the last one's deadline: as a
-			 * pause past it, above (P9). */
-			say("node %u: the keepalive before the install was sent %.3f s past the deadline of the one before: "
-			    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
-			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9, (uint64_t)a->lease);
-			a->lease = 0;
-			a->held = 0;
 			return -EAGAIN;
 		}
 		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
