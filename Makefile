@@ -34,7 +34,7 @@
 #                   dkms add, build and install it for KVER (dkms then
 #                   rebuilds it for every new kernel)
 #   make dkms-uninstall  dkms remove it from every kernel, and the source
-#   make deb        Debian packages in build/deb/: uidgen-dkms, libuidgen1,
+#   make deb        Debian packages in build/deb/: uidgen-dkms, libuidgen2,
 #                   libuidgen-dev, uidgen-tools, postgresql-15-uidgen
 #                   (dpkg-buildpackage)
 #   make clean
@@ -253,7 +253,7 @@ docs:
 version:
 	@echo $(VERSION)
 
-# Debian packages (uidgen-dkms, libuidgen1, libuidgen-dev, uidgen-tools,
+# Debian packages (uidgen-dkms, libuidgen2, libuidgen-dev, uidgen-tools,
 # postgresql-15-uidgen)
 # in build/deb/, built from a copy of the files git tracks or would.
 deb:

@@ -178,7 +178,7 @@ static long op_snowflake(struct ctx *c)
 	for (i = 0; i < c->n; i++) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		tick = ((uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 -
-			info.epoch_ms * 1000) / info.tick_us;
+			info.epoch_unix_ns / 1000) / (info.tick_ns / 1000);
 		now = tick << info.seq_bits;
 		old = __atomic_load_n(&sf_state, __ATOMIC_RELAXED);
 		do {
@@ -300,9 +300,9 @@ static void open_ctx(struct ctx *c)
 
 static void print_layout(void)
 {
-	printf("# layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, %u slots; max_borrow_ticks: ",
+	printf("# layout ts/node/slot/seq %u/%u/%u/%u, tick %llu us, %u slots; max_borrow_ticks: ",
 	       info.ts_bits, info.node_bits, info.slot_bits, info.seq_bits,
-	       info.tick_us, info.nr_slots);
+	       (unsigned long long)info.tick_ns / 1000, info.nr_slots);
 	fflush(stdout);
 	if (system("cat /sys/module/uidgen/parameters/max_borrow_ticks"))
 		printf("?\n");
@@ -517,12 +517,12 @@ static void scale(void)
  */
 static void ceiling(void)
 {
-	double limit = (double)(1ULL << info.seq_bits) * 1e6 / info.tick_us;
+	double limit = (double)(1ULL << info.seq_bits) * 1e9 / info.tick_ns;
 	double v;
 
 	print_layout();
-	printf("# ceiling per slot: %.0f IDs/s (%llu per %u us tick)\n", limit,
-	       1ULL << info.seq_bits, info.tick_us);
+	printf("# ceiling per slot: %.0f IDs/s (%llu per %llu us tick)\n", limit,
+	       1ULL << info.seq_bits, (unsigned long long)info.tick_ns / 1000);
 	v = run_threads(op_batch, 1U << info.seq_bits, 1, 2000);
 	printf("%-40s %14.0f IDs/s %6.1f%% of the ceiling\n", "BATCH 4096", v,
 	       100 * v / limit);

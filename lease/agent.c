@@ -164,11 +164,6 @@ int agent_new(struct agent **ap, struct lease_conf *c, struct etcd *e, int nr_en
 	int r;
 
 	r = lease_dev_state(d, &st);
-	if (r == -EOPNOTSUPP) {
-		say("%s: the module is older than uapi 1.4: it has no node deadline or grant to guard; upgrade it",
-		    c->device);
-		return r;
-	}
 	if (r) {
 		say("%s: UIDGEN_IOC_INFO: %s", c->device, strerror(-r));
 		return r;

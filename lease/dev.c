@@ -2,13 +2,15 @@
 /*
  * uidgen-lease: the device backends (see dev.h), one table of operations
  * each, chosen at open. The kernel backend is libuidgen's node calls
- * (uidgen_info_sized(), uidgen_assign(), uidgen_renew(), uidgen_revoke()):
+ * (uidgen_info(), uidgen_assign(), uidgen_renew(), uidgen_revoke()):
  * the library is the one wrapper of the ABI. The stand-in keeps the
  * node's state in a file and decides every assign, renew and revoke by
  * the kernel's own rules: module/noderules.c, compiled here with kshim.h
- * (one node in force, assignment needs NEW or FLOOR, tokens only rise, a
- * deadline revokes by itself, RENEW/REVOKE with a token must match, and
- * the same errno in the same order).
+ * (one node in force, assignment needs a floor or NEW, tokens only rise, a
+ * deadline revokes by itself, renew and revoke with a token must match,
+ * and the same errno in the same order). The agent speaks Unix ms, the
+ * ABI and the rules Unix ns: this file converts, rounding what comes back
+ * from the kernel up (a floor or grant mark never falls short).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -53,6 +55,16 @@ struct lease_dev {
 	uint32_t fence;		/* the fence generation, as the kernel's page has it */
 };
 
+#define NS_PER_MS	1000000ULL
+
+/* uidgen's default epoch, 2026-01-01T00:00:00Z: the stand-in's layout. */
+#define LEASE_DEFAULT_EPOCH_MS	1767225600000ULL
+
+static uint64_t ns_ms(uint64_t ns)
+{
+	return ns / NS_PER_MS + !!(ns % NS_PER_MS);
+}
+
 static uint64_t wall_ms(void)
 {
 	struct timespec ts;
@@ -79,10 +91,11 @@ static void sim_apply_floor(struct lease_dev *d, uint64_t floor_ms)
 static void sim_note_high_water(struct lease_dev *d)
 {
 	uint64_t c = sim_clock_ms(d);
+	uint64_t grant = ns_ms(d->r.grant_unix_ns);
 
 	if (d->r.node == UIDGEN_NODE_NONE)
 		return;
-	d->high_water_ms = d->r.grant_ms && d->r.grant_ms < c ? d->r.grant_ms : c;
+	d->high_water_ms = grant && grant < c ? grant : c;
 }
 
 /* The kernel's ID clock (sysfs now_ms), or the wall clock without it. */
@@ -124,8 +137,10 @@ static int sim_save(struct lease_dev *d)
 		return -errno;
 	fprintf(f, "%u %d %u %llu %llu %llu %llu %llu %lld %llu %u\n", r->node_bits, active,
 		active ? r->node : 0, (unsigned long long)r->token,
-		(unsigned long long)r->floor_ms, (unsigned long long)r->grant_ms,
-		(unsigned long long)(r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns),
+		(unsigned long long)ns_ms(r->floor_unix_ns),
+		(unsigned long long)ns_ms(r->grant_unix_ns),
+		(unsigned long long)(r->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ?
+				     0 : r->deadline_boot_ns),
 		(unsigned long long)r->max_token, (long long)d->clock_off_ms,
 		(unsigned long long)d->layout.epoch_ms, d->fence);
 	if (fclose(f) || rename(tmp, d->sim))
@@ -143,7 +158,8 @@ static int sim_open_now(const struct lease_dev *d, const struct uidgen_node_rule
 
 	if (r->node == UIDGEN_NODE_NONE)
 		return 0;
-	return !r->grant_ms || (r->grant_ms > r->floor_ms && r->grant_ms > c);
+	return !r->grant_unix_ns ||
+	       (r->grant_unix_ns > r->floor_unix_ns && ns_ms(r->grant_unix_ns) > c);
 }
 
 /* One line per change, appended in one write(): "TIME_NS EVENT node=N
@@ -159,9 +175,11 @@ static void sim_log(struct lease_dev *d, const struct uidgen_node_rules *r, uint
 
 	n = snprintf(line, sizeof(line), "%llu %s node=%u token=%llu floor=%llu grant=%llu deadline=%llu open=%d who=%s\n",
 		     (unsigned long long)t, ev, r->node == UIDGEN_NODE_NONE ? 0 : r->node,
-		     (unsigned long long)r->token, (unsigned long long)r->floor_ms,
-		     (unsigned long long)r->grant_ms,
-		     (unsigned long long)(r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns),
+		     (unsigned long long)r->token,
+		     (unsigned long long)ns_ms(r->floor_unix_ns),
+		     (unsigned long long)ns_ms(r->grant_unix_ns),
+		     (unsigned long long)(r->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ?
+					  0 : r->deadline_boot_ns),
 		     sim_open_now(d, r), d->who);
 	if (write(d->logfd, line, (size_t)n) != n)
 		perror("uidgen-lease: device-sim log");
@@ -193,7 +211,7 @@ static uint64_t sim_expire(struct lease_dev *d)
 	}
 	sim_note_high_water(d);
 	if (uidgen_rules_expire(&d->r, now, &act)) {
-		sim_log(d, &was, was.deadline_ns, "expire");
+		sim_log(d, &was, was.deadline_boot_ns, "expire");
 		d->fence++;
 		sim_save(d);
 	}
@@ -268,30 +286,26 @@ static void sim_clone_hook(struct lease_dev *d, int at_renew)
 
 static int kernel_state(struct lease_dev *d, struct lease_dev_state *st)
 {
-	struct uidgen_info info;
+	struct uidgen_info info = { .size = sizeof(info) };
 	int ret;
 
-	ret = uidgen_info_sized(d->g, &info, sizeof(info));
+	ret = uidgen_info(d->g, &info);
 	if (ret < 0)
 		return ret;
 	memset(st, 0, sizeof(*st));
 	st->node_bits = info.node_bits;
-	if (ret < UIDGEN_INFO_SIZE_VER1) {
-		/* a module older than 1.4: no node life to guard */
-		return -EOPNOTSUPP;
-	}
 	st->active = info.node_state == UIDGEN_NODE_STATE_ACTIVE;
 	st->node = info.node_id;
 	st->token = info.token;
-	st->floor_ms = info.floor_ms;
-	st->grant_ms = info.grant_ms;
-	st->deadline_ns = info.deadline_ns;
+	st->floor_ms = ns_ms(info.floor_unix_ns);
+	st->grant_ms = ns_ms(info.grant_unix_ns);
+	st->deadline_ns = info.deadline_boot_ns;
 	st->ts_bits = info.ts_bits;
 	st->slot_bits = info.slot_bits;
 	st->seq_bits = info.seq_bits;
-	st->tick_us = info.tick_us;
-	st->epoch_ms = info.epoch_ms;
-	st->high_water_ms = info.high_water_ms;
+	st->tick_us = info.tick_ns / 1000;
+	st->epoch_ms = ns_ms(info.epoch_unix_ns);
+	st->high_water_ms = ns_ms(info.high_water_unix_ns);
 	st->clock_ms = read_clock_ms();
 	if (st->clock_ms < st->high_water_ms)
 		st->clock_ms = st->high_water_ms;
@@ -303,13 +317,13 @@ static int kernel_state(struct lease_dev *d, struct lease_dev_state *st)
 static int kernel_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 			  uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
 {
-	struct uidgen_assign_args a = {
+	struct uidgen_assign a = {
 		.size = sizeof(a),
-		.flags = floor_ms == LEASE_FLOOR_NEW ? UIDGEN_ASSIGN_FLAG_NEW : 0,
-		.node = node,
-		.floor_ms = floor_ms == LEASE_FLOOR_NEW ? 0 : floor_ms,
-		.grant_ms = grant_ms,
-		.deadline_ns = deadline_ns,
+		.flags = floor_ms == LEASE_FLOOR_NEW ? UIDGEN_ASSIGN_NEW : 0,
+		.node_id = node,
+		.floor_unix_ns = floor_ms == LEASE_FLOOR_NEW ? 0 : floor_ms * NS_PER_MS,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
+		.deadline_boot_ns = deadline_ns,
 		.token = token,
 	};
 
@@ -319,11 +333,11 @@ static int kernel_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 static int kernel_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 			uint64_t deadline_ns, uint64_t token)
 {
-	struct uidgen_renew_args r = {
+	struct uidgen_renew r = {
 		.size = sizeof(r),
-		.node = node,
-		.grant_ms = grant_ms,
-		.deadline_ns = deadline_ns,
+		.node_id = node,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
+		.deadline_boot_ns = deadline_ns,
 		.token = token,
 	};
 
@@ -332,7 +346,13 @@ static int kernel_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 
 static int kernel_revoke(struct lease_dev *d, uint64_t token)
 {
-	return uidgen_revoke(d->g, UIDGEN_NODE_NONE, token);
+	struct uidgen_revoke r = {
+		.size = sizeof(r),
+		.node_id = UIDGEN_NODE_NONE,
+		.token = token,
+	};
+
+	return uidgen_revoke(d->g, &r);
 }
 
 static const struct lease_dev_ops kernel_ops = {
@@ -353,19 +373,22 @@ static int sim_state(struct lease_dev *d, struct lease_dev_state *st)
 	st->active = r->node != UIDGEN_NODE_NONE;
 	st->node = st->active ? r->node : 0;
 	st->token = r->token;
-	st->floor_ms = r->floor_ms;
-	st->grant_ms = r->grant_ms;
-	st->deadline_ns = r->deadline_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_ns;
+	st->floor_ms = ns_ms(r->floor_unix_ns);
+	st->grant_ms = ns_ms(r->grant_unix_ns);
+	st->deadline_ns = r->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ? 0 : r->deadline_boot_ns;
 	st->clock_ms = sim_clock_ms(d);
 	st->high_water_ms = d->high_water_ms;	/* sim_expire() took it */
 	st->fence = d->fence;
 	return 0;
 }
 
-/* One assign, renew or revoke, as the kernel's UIDGEN_IOC_SET_NODE takes
- * it, decided by the kernel's own rules (module/noderules.c) and carried
- * out on the state file and its log. */
-static int sim_set_node(struct lease_dev *d, const struct uidgen_node *n)
+enum sim_op { SIM_ASSIGN, SIM_RENEW, SIM_REVOKE };
+
+/* One assign, renew or revoke, as the kernel's UIDGEN_IOC_ASSIGN, _RENEW
+ * and _REVOKE take it, decided by the kernel's own rules
+ * (module/noderules.c) and carried out on the state file and its log. */
+static int sim_change(struct lease_dev *d, enum sim_op op,
+		      const struct uidgen_rules_req *req)
 {
 	uint64_t now = sim_expire(d);
 	struct uidgen_node_rules was = d->r;
@@ -373,24 +396,24 @@ static int sim_set_node(struct lease_dev *d, const struct uidgen_node *n)
 	int ret;
 
 	sim_note_high_water(d);
-	if (n->flags == UIDGEN_NODE_REVOKE)
-		ret = uidgen_rules_revoke(&d->r, n->node_id, n->token, now, &act);
-	else if (n->flags == UIDGEN_NODE_RENEW)
-		ret = uidgen_rules_renew(&d->r, n, now, &act);
+	if (op == SIM_REVOKE)
+		ret = uidgen_rules_revoke(&d->r, req->node_id, req->token, now, &act);
+	else if (op == SIM_RENEW)
+		ret = uidgen_rules_renew(&d->r, req, now, &act);
 	else
-		ret = uidgen_rules_assign(&d->r, n, now, &act);
-	if (!ret && n->flags == UIDGEN_NODE_FLOOR)
-		sim_apply_floor(d, n->floor_ms);
+		ret = uidgen_rules_assign(&d->r, req, now, &act);
+	if (!ret && op == SIM_ASSIGN && !req->new)
+		sim_apply_floor(d, ns_ms(req->floor_unix_ns));
 	/* sim_expire() saw to the deadline at this very now */
 	if (act & UIDGEN_RULES_EXPIRE)
-		sim_log(d, &was, was.deadline_ns, "expire");
+		sim_log(d, &was, was.deadline_boot_ns, "expire");
 	if (act & (UIDGEN_RULES_REVOKE | UIDGEN_RULES_EXPIRE))
 		d->fence++;
 	if ((act & UIDGEN_RULES_REVOKE) && was.node != UIDGEN_NODE_NONE)
 		sim_log(d, &was, now, "revoke");
-	else if (!ret && n->flags == UIDGEN_NODE_RENEW)
+	else if (!ret && op == SIM_RENEW)
 		sim_log(d, &d->r, now, "renew");
-	else if (!ret && n->flags != UIDGEN_NODE_REVOKE)
+	else if (!ret && op == SIM_ASSIGN)
 		sim_log(d, &d->r, now, "install");
 	if (act || !ret) {
 		int e = sim_save(d);
@@ -404,18 +427,17 @@ static int sim_set_node(struct lease_dev *d, const struct uidgen_node *n)
 static int sim_install(struct lease_dev *d, uint32_t node, uint64_t floor_ms,
 		       uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
 {
-	struct uidgen_node n = {
-		.size = sizeof(n),
-		.flags = floor_ms == LEASE_FLOOR_NEW ? UIDGEN_NODE_NEW : UIDGEN_NODE_FLOOR,
+	struct uidgen_rules_req req = {
 		.node_id = node,
-		.floor_ms = floor_ms == LEASE_FLOOR_NEW ? 0 : floor_ms,
-		.grant_ms = grant_ms,
-		.deadline_ns = deadline_ns,
+		.new = floor_ms == LEASE_FLOOR_NEW,
+		.floor_unix_ns = floor_ms == LEASE_FLOOR_NEW ? 0 : floor_ms * NS_PER_MS,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
+		.deadline_boot_ns = deadline_ns,
 		.token = token,
 	};
 
 	sim_clone_hook(d, 0);
-	return sim_set_node(d, &n);
+	return sim_change(d, SIM_ASSIGN, &req);
 }
 
 /*
@@ -442,30 +464,26 @@ static void sim_pause_hook(void)
 static int sim_renew(struct lease_dev *d, uint32_t node, uint64_t grant_ms,
 		     uint64_t deadline_ns, uint64_t token)
 {
-	struct uidgen_node n = {
-		.size = sizeof(n),
-		.flags = UIDGEN_NODE_RENEW,
+	struct uidgen_rules_req req = {
 		.node_id = node,
-		.grant_ms = grant_ms,
-		.deadline_ns = deadline_ns,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
+		.deadline_boot_ns = deadline_ns,
 		.token = token,
 	};
 
 	sim_pause_hook();
 	sim_clone_hook(d, 1);
-	return sim_set_node(d, &n);
+	return sim_change(d, SIM_RENEW, &req);
 }
 
 static int sim_revoke(struct lease_dev *d, uint64_t token)
 {
-	struct uidgen_node n = {
-		.size = sizeof(n),
-		.flags = UIDGEN_NODE_REVOKE,
+	struct uidgen_rules_req req = {
 		.node_id = UIDGEN_NODE_NONE,
 		.token = token,
 	};
 
-	return sim_set_node(d, &n);
+	return sim_change(d, SIM_REVOKE, &req);
 }
 
 static const struct lease_dev_ops sim_ops = {
@@ -494,7 +512,7 @@ static int kernel_open(struct lease_dev *d, const char *path)
 		return e;
 	/* The fence page: the agent's check for a VM fork during a claim. */
 	if (uidgen_fence_gen(d->g, &fence)) {
-		fprintf(stderr, "uidgen-lease: %s: no fence page (mmap): not a uidgen device, or a module older than 1.3\n",
+		fprintf(stderr, "uidgen-lease: %s: no fence page (mmap): not a uidgen device\n",
 			path);
 		return -ENODEV;
 	}
@@ -525,7 +543,7 @@ static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits
 	d->layout.slot_bits = 5;
 	d->layout.seq_bits = 12;
 	d->layout.tick_us = sim_tick_us ? sim_tick_us : 1000;
-	d->layout.epoch_ms = sim_epoch_ms ? sim_epoch_ms : UIDGEN_DEFAULT_EPOCH_MS;
+	d->layout.epoch_ms = sim_epoch_ms ? sim_epoch_ms : LEASE_DEFAULT_EPOCH_MS;
 	f = fopen(sim, "r");
 	if (f) {
 		unsigned long long t, fl, g, dl, mt, ep = 0;
@@ -538,14 +556,14 @@ static int sim_open(struct lease_dev *d, const char *sim, uint32_t sim_node_bits
 		/* Another layout is another load: start afresh, as a reload. */
 		if (got >= 8 && nb == sim_node_bits && (got < 10 || ep == d->layout.epoch_ms)) {
 			d->clock_off_ms = got >= 9 ? off : 0;
-			d->r.floor_ms = fl;
+			d->r.floor_unix_ns = fl * NS_PER_MS;
 			d->r.max_token = mt;
 			d->fence = fence;
 			if (act && node < UIDGEN_NODE_NONE) {
 				d->r.node = node;
 				d->r.token = t;
-				d->r.grant_ms = g;
-				d->r.deadline_ns = dl ? dl : UIDGEN_RULES_NO_DEADLINE;
+				d->r.grant_unix_ns = g * NS_PER_MS;
+				d->r.deadline_boot_ns = dl ? dl : UIDGEN_RULES_NO_DEADLINE;
 			}
 		}
 		fclose(f);

@@ -2,7 +2,7 @@
 /*
  * uidgen-lease: the node-life operations on the device the agent guards.
  * Two backends: the kernel's /dev/uid (libuidgen's uidgen_assign(),
- * uidgen_renew(), uidgen_revoke() and uidgen_info_sized() on uapi 1.4),
+ * uidgen_renew(), uidgen_revoke() and uidgen_info()),
  * and a stand-in that keeps the same state and rules in a file, for
  * running hundreds of agents on one machine (--device-sim). The stand-in
  * logs every change with its CLOCK_BOOTTIME time so that a checker can

@@ -108,7 +108,7 @@ static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
 	/* Pairs with the release in node.c: the floor and grant come first. */
 	node = smp_load_acquire(&uidgen_dev_node.node);
 	/* Past the lease deadline nothing leaves, revoked yet or not. */
-	if (node < 0 || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_ns))
+	if (node < 0 || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_boot_ns))
 		return -EADDRNOTAVAIL;
 	/*
 	 * Any slot would be correct (the compare-and-swap sees to that); the
@@ -292,49 +292,22 @@ static ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
 	return ret < 0 ? ret : ret * sizeof(u64);
 }
 
-/*
- * Copy in an extensible ioctl struct: @ksize is what this kernel knows,
- * @minsize the oldest version it accepts. Returns the caller's size, or
- * an errno.
- */
-static long uidgen_copy_arg(void *karg, size_t ksize, size_t minsize,
-			    void __user *uarg)
+static long uidgen_ioctl_batch(struct file *file, void *karg,
+			       void __user *uarg, u32 usize)
 {
-	u32 usize;
-	int ret;
-
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < minsize)
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-	/* Not "ret ?: usize": an int and a u32 make an unsigned int. */
-	ret = copy_struct_from_user(karg, ksize, uarg, usize);
-	if (ret)
-		return ret;
-	return usize;
-}
-
-static long uidgen_ioctl_batch(struct file *file,
-			       struct uidgen_batch __user *uarg)
-{
-	struct uidgen_batch b;
+	struct uidgen_batch *b = karg;
 	long ret;
 
-	ret = uidgen_copy_arg(&b, sizeof(b), sizeof(b), uarg);
-	if (ret < 0)
-		return ret;
-	if (b.flags || b.__reserved || !b.count)
+	if (b->flags)
+		return -EOPNOTSUPP;
+	if (b->__reserved || !b->count || b->count > UIDGEN_BATCH_MAX)
 		return -EINVAL;
-	if (b.count > UIDGEN_BATCH_MAX)
-		return -E2BIG;
 
-	ret = uidgen_fill(u64_to_user_ptr(b.ids), b.count,
+	ret = uidgen_fill(u64_to_user_ptr(b->ids), b->count,
 			  file->f_flags & O_NONBLOCK);
 	if (ret < 0)
 		return ret;
-	if (put_user((u32)ret, &uarg->count))
+	if (put_user((u32)ret, &((struct uidgen_batch __user *)uarg)->count))
 		return -EFAULT;
 	return ret;
 }
@@ -362,9 +335,9 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 		r->fence = READ_ONCE(uidgen_dev_node.page->fence);
 		r->count = got;
 		/* A cache stops at the lease deadline too, if sooner. */
-		r->expires_ns = min(uidgen_tick_start(g, (r->first >> shift) + 1),
-				    READ_ONCE(uidgen_dev_node.deadline_ns)) +
-				ns_off;
+		r->expires_boot_ns =
+			min(uidgen_tick_start(g, (r->first >> shift) + 1),
+			    READ_ONCE(uidgen_dev_node.deadline_boot_ns)) + ns_off;
 		left = __copy_to_user_inatomic(uarg, r, sizeof(*r));
 	}
 	uidgen_leave();
@@ -381,143 +354,203 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 	return uidgen_pause();
 }
 
-static long uidgen_ioctl_reserve(struct file *file,
-				 struct uidgen_reserve __user *uarg)
+static long uidgen_ioctl_reserve(struct file *file, void *karg,
+				 void __user *uarg, u32 usize)
 {
-	struct uidgen_reserve r;
-	u32 want;
+	struct uidgen_reserve *r = karg;
+	u32 want = r->count;
 	long ret;
 
-	ret = uidgen_copy_arg(&r, sizeof(r), sizeof(r), uarg);
-	if (ret < 0)
-		return ret;
-	if (r.flags || !r.count)
+	if (r->flags)
+		return -EOPNOTSUPP;
+	if (!want || want > (1ULL << uidgen_dev_gen.l.seq_bits))
 		return -EINVAL;
-	if (r.count > (1ULL << uidgen_dev_gen.l.seq_bits))
-		return -E2BIG;
-	if (!access_ok(uarg, sizeof(r)))
+	if (!access_ok(uarg, sizeof(*r)))
 		return -EFAULT;
 
-	want = r.count;
 	do {
-		r.count = want;
-		ret = uidgen_reserve_once(uarg, &r, file->f_flags & O_NONBLOCK);
+		r->count = want;
+		ret = uidgen_reserve_once(uarg, r, file->f_flags & O_NONBLOCK);
 	} while (!ret);
 	return ret;
 }
 
-static long uidgen_ioctl_info(struct uidgen_info __user *uarg)
+static long uidgen_ioctl_info(struct file *file, void *karg,
+			      void __user *uarg, u32 usize)
 {
 	struct uidgen_gen *g = &uidgen_dev_gen;
 	struct uidgen_node_ctl *n = &uidgen_dev_node;
 	const struct uidgen_layout *l = &g->l;
-	struct uidgen_info info;
-	u64 deadline, high;
-	long usize;
+	struct uidgen_info *info = karg;
+	u64 deadline, tick;
 
-	usize = uidgen_copy_arg(&info, sizeof(info), UIDGEN_INFO_SIZE_VER0,
-				uarg);
-	if (usize < 0)
-		return usize;
-	if (info.flags)
+	if (info->flags)
+		return -EOPNOTSUPP;
+	if (info->__reserved)
 		return -EINVAL;
 
-	info.size = min_t(size_t, usize, sizeof(info));
-	info.version = (UIDGEN_VERSION_MAJOR << 16) |
-		       (UIDGEN_VERSION_MINOR << 8) | UIDGEN_VERSION_PATCH;
-	info.node_state = uidgen_node_state(n, &info.node_id);
-	info.ts_bits = l->ts_bits;
-	info.node_bits = l->node_bits;
-	info.slot_bits = l->slot_bits;
-	info.seq_bits = l->seq_bits;
-	info.nr_slots = g->nr_slots;
-	info.tick_us = l->tick_us;
-	info.epoch_ms = l->epoch_ms;
-	info.__reserved = 0;
-	info.floor_ms = READ_ONCE(n->floor_ms);
-	high = READ_ONCE(g->grant_tick);
-	info.grant_ms = high == UIDGEN_NO_GRANT ? 0 :
-			uidgen_tick_end_ms(g, high);
-	deadline = READ_ONCE(n->deadline_ns);
-	info.deadline_ns = deadline == U64_MAX ? 0 :
-			   deadline + timens_add_boottime_ns(0);
-	info.token = READ_ONCE(n->token);
-	high = uidgen_high_water(g);
-	info.high_water_ms = high ? uidgen_tick_end_ms(g, high) : 0;
-	if (copy_to_user(uarg, &info, info.size))
+	info->size = min_t(size_t, usize, sizeof(*info));
+	info->node_state = uidgen_node_state(n, &info->node_id);
+	info->ts_bits = l->ts_bits;
+	info->node_bits = l->node_bits;
+	info->slot_bits = l->slot_bits;
+	info->seq_bits = l->seq_bits;
+	info->nr_slots = g->nr_slots;
+	info->tick_ns = g->tick_ns;
+	info->epoch_unix_ns = l->epoch_ms * NSEC_PER_MSEC;
+	info->floor_unix_ns = READ_ONCE(n->floor_unix_ns);
+	tick = READ_ONCE(g->grant_tick);
+	info->grant_unix_ns = tick == UIDGEN_NO_GRANT ? 0 :
+			      uidgen_tick_end_ns(g, tick);
+	deadline = READ_ONCE(n->deadline_boot_ns);
+	info->deadline_boot_ns = deadline == U64_MAX ? 0 :
+				 deadline + timens_add_boottime_ns(0);
+	info->token = READ_ONCE(n->token);
+	tick = uidgen_high_water(g);
+	info->high_water_unix_ns = tick ? uidgen_tick_end_ns(g, tick) : 0;
+	if (copy_to_user(uarg, info, info->size))
 		return -EFAULT;
 	return 0;
 }
 
-static long uidgen_ioctl_set_node(struct uidgen_node __user *uarg)
+/* A deadline in the caller's CLOCK_BOOTTIME, as this kernel's (0: none). */
+static u64 uidgen_deadline_in(u64 deadline_boot_ns)
 {
-	const u32 known = UIDGEN_NODE_REVOKE | UIDGEN_NODE_NEW |
-			  UIDGEN_NODE_FLOOR | UIDGEN_NODE_RENEW;
-	struct uidgen_node_ctl *n = &uidgen_dev_node;
-	struct uidgen_node req;
-	long ret;
-	u32 cur;
+	if (!deadline_boot_ns)
+		return 0;
+	return max_t(s64, 1, deadline_boot_ns - timens_add_boottime_ns(0));
+}
 
-	ret = uidgen_copy_arg(&req, sizeof(req), UIDGEN_NODE_SIZE_VER0, uarg);
-	if (ret < 0)
-		return ret;
-	if ((req.flags & ~known) || req.__reserved)
+static long uidgen_ioctl_assign(struct file *file, void *karg,
+				void __user *uarg, u32 usize)
+{
+	const struct uidgen_assign *a = karg;
+	struct uidgen_rules_req req = {
+		.node_id = a->node_id,
+		.new = a->flags & UIDGEN_ASSIGN_NEW,
+		.floor_unix_ns = a->floor_unix_ns,
+		.grant_unix_ns = a->grant_unix_ns,
+		.token = a->token,
+	};
+
+	if (a->flags & ~UIDGEN_ASSIGN_NEW)
+		return -EOPNOTSUPP;
+	if (a->__reserved)
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	/* The caller's CLOCK_BOOTTIME, as this kernel's. */
-	if (req.deadline_ns)
-		req.deadline_ns = max_t(s64, 1, req.deadline_ns -
-					timens_add_boottime_ns(0));
-
-	switch (req.flags) {
-	case 0:
-		/*
-		 * 1.3's assignment, with no floor: the kernel will not guess
-		 * one. Naming the node ID already active still succeeds, as
-		 * it always did, and changes nothing.
-		 */
-		if (req.node_id >= (1ULL << uidgen_dev_gen.l.node_bits))
-			return -ERANGE;
-		if (uidgen_node_state(n, &cur) == UIDGEN_NODE_STATE_ACTIVE)
-			return cur == req.node_id ? 0 : -EBUSY;
-		return -EINVAL;
-	case UIDGEN_NODE_REVOKE:
-		if (req.floor_ms || req.grant_ms || req.deadline_ns)
-			return -EINVAL;
-		return uidgen_node_revoke(n, req.node_id, req.token,
-					  "by UIDGEN_IOC_SET_NODE");
-	case UIDGEN_NODE_RENEW:
-		if (req.floor_ms)
-			return -EINVAL;
-		return uidgen_node_renew(n, &req);
-	case UIDGEN_NODE_NEW:
-		if (req.floor_ms)
-			return -EINVAL;
-		return uidgen_node_assign(n, &req);
-	case UIDGEN_NODE_FLOOR:
-		return uidgen_node_assign(n, &req);
-	default:
-		return -EINVAL;
-	}
+	req.deadline_boot_ns = uidgen_deadline_in(a->deadline_boot_ns);
+	return uidgen_node_assign(&uidgen_dev_node, &req);
 }
+
+static long uidgen_ioctl_renew(struct file *file, void *karg,
+			       void __user *uarg, u32 usize)
+{
+	const struct uidgen_renew *r = karg;
+	struct uidgen_rules_req req = {
+		.node_id = r->node_id,
+		.grant_unix_ns = r->grant_unix_ns,
+		.token = r->token,
+	};
+
+	if (r->flags)
+		return -EOPNOTSUPP;
+	if (r->__reserved)
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	req.deadline_boot_ns = uidgen_deadline_in(r->deadline_boot_ns);
+	return uidgen_node_renew(&uidgen_dev_node, &req);
+}
+
+static long uidgen_ioctl_revoke(struct file *file, void *karg,
+				void __user *uarg, u32 usize)
+{
+	const struct uidgen_revoke *r = karg;
+
+	if (r->flags)
+		return -EOPNOTSUPP;
+	if (r->__reserved)
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return uidgen_node_revoke(&uidgen_dev_node, r->node_id, r->token,
+				  "by UIDGEN_IOC_REVOKE");
+}
+
+/*
+ * The ioctls, by number. As in iommufd, each struct's size must reach the
+ * end of its last field (min_size), and a larger one is taken if the tail
+ * this kernel does not know is zero: copy_struct_from_user() gives E2BIG
+ * for one that is not, whatever its length.
+ */
+union uidgen_ioctl_buf {
+	struct uidgen_batch batch;
+	struct uidgen_info info;
+	struct uidgen_reserve reserve;
+	struct uidgen_assign assign;
+	struct uidgen_renew renew;
+	struct uidgen_revoke revoke;
+};
+
+struct uidgen_ioctl_op {
+	unsigned int cmd;
+	unsigned int size;
+	unsigned int min_size;
+	long (*fn)(struct file *file, void *karg, void __user *uarg,
+		   u32 usize);
+};
+
+#define UIDGEN_IOCTL_OP(_cmd, _fn, _struct, _last) {			\
+	.cmd = _cmd,							\
+	.size = sizeof(_struct),					\
+	.min_size = offsetofend(_struct, _last),			\
+	.fn = _fn,							\
+}
+
+static const struct uidgen_ioctl_op uidgen_ioctl_ops[] = {
+	[_IOC_NR(UIDGEN_IOC_BATCH)] =
+		UIDGEN_IOCTL_OP(UIDGEN_IOC_BATCH, uidgen_ioctl_batch,
+				struct uidgen_batch, ids),
+	[_IOC_NR(UIDGEN_IOC_INFO)] =
+		UIDGEN_IOCTL_OP(UIDGEN_IOC_INFO, uidgen_ioctl_info,
+				struct uidgen_info, high_water_unix_ns),
+	[_IOC_NR(UIDGEN_IOC_RESERVE)] =
+		UIDGEN_IOCTL_OP(UIDGEN_IOC_RESERVE, uidgen_ioctl_reserve,
+				struct uidgen_reserve, expires_boot_ns),
+	[_IOC_NR(UIDGEN_IOC_ASSIGN)] =
+		UIDGEN_IOCTL_OP(UIDGEN_IOC_ASSIGN, uidgen_ioctl_assign,
+				struct uidgen_assign, token),
+	[_IOC_NR(UIDGEN_IOC_RENEW)] =
+		UIDGEN_IOCTL_OP(UIDGEN_IOC_RENEW, uidgen_ioctl_renew,
+				struct uidgen_renew, token),
+	[_IOC_NR(UIDGEN_IOC_REVOKE)] =
+		UIDGEN_IOCTL_OP(UIDGEN_IOC_REVOKE, uidgen_ioctl_revoke,
+				struct uidgen_revoke, token),
+};
 
 static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
+	const struct uidgen_ioctl_op *op;
+	union uidgen_ioctl_buf buf;
+	unsigned int nr = _IOC_NR(cmd);
+	u32 usize;
+	int ret;
 
-	switch (cmd) {
-	case UIDGEN_IOC_BATCH:
-		return uidgen_ioctl_batch(file, uarg);
-	case UIDGEN_IOC_RESERVE:
-		return uidgen_ioctl_reserve(file, uarg);
-	case UIDGEN_IOC_INFO:
-		return uidgen_ioctl_info(uarg);
-	case UIDGEN_IOC_SET_NODE:
-		return uidgen_ioctl_set_node(uarg);
-	default:
+	if (nr >= ARRAY_SIZE(uidgen_ioctl_ops))
 		return -ENOTTY;
-	}
+	op = &uidgen_ioctl_ops[nr];
+	if (!op->fn || op->cmd != cmd)
+		return -ENOTTY;
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < op->min_size)
+		return -EINVAL;
+	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+	if (ret)
+		return ret;
+	return op->fn(file, &buf, uarg, usize);
 }
 
 static vm_fault_t uidgen_vm_fault(struct vm_fault *vmf)

@@ -231,6 +231,40 @@ u64 uidgen_tick_end_ms(const struct uidgen_gen *g, u64 tick)
 	return uidgen_ticks_to_ms(&g->l, tick + 1);
 }
 
+/**
+ * uidgen_ns_to_tick() - The tick that contains a Unix time in ns.
+ * @g: the generator
+ * @unix_ns: Unix time in ns
+ *
+ * Context: any.
+ * Return: the tick, 0 for a time before the epoch.
+ */
+u64 uidgen_ns_to_tick(const struct uidgen_gen *g, u64 unix_ns)
+{
+	u64 epoch_ns = g->l.epoch_ms * NSEC_PER_MSEC;
+
+	if (unix_ns < epoch_ns)
+		return 0;
+	return div64_u64(unix_ns - epoch_ns, g->tick_ns);
+}
+
+/**
+ * uidgen_tick_end_ns() - The Unix time in ns at which a tick has ended.
+ * @g: the generator
+ * @tick: the tick
+ *
+ * uidgen_ns_to_tick() of the result is @tick + 1: a floor set to it
+ * excludes @tick.
+ *
+ * Context: any.
+ * Return: the Unix time in ns, U64_MAX if that does not fit.
+ */
+u64 uidgen_tick_end_ns(const struct uidgen_gen *g, u64 tick)
+{
+	return uidgen_add_sat(uidgen_mul_sat(tick + 1, g->tick_ns),
+			      g->l.epoch_ms * NSEC_PER_MSEC);
+}
+
 /* Raise @v to at least @min. */
 static void uidgen_atomic_max(atomic64_t *v, s64 min)
 {

@@ -15,6 +15,15 @@
 #include <linux/minmax.h>
 #include <linux/types.h>
 
+/* The layout a module loaded without layout parameters uses. */
+#define UIDGEN_DEFAULT_TS_BITS		41
+#define UIDGEN_DEFAULT_NODE_BITS	5
+#define UIDGEN_DEFAULT_SLOT_BITS	5
+#define UIDGEN_DEFAULT_SEQ_BITS		12
+#define UIDGEN_DEFAULT_TICK_US		1000
+/* 2026-01-01T00:00:00Z */
+#define UIDGEN_DEFAULT_EPOCH_MS		1767225600000ULL
+
 /* Limits on each field's width; the four widths must add up to 63. */
 #define UIDGEN_TS_BITS_MIN	20
 #define UIDGEN_TS_BITS_MAX	60
@@ -122,6 +131,8 @@ int uidgen_gen_init(struct uidgen_gen *g, const struct uidgen_layout *l,
 u64 uidgen_tick_start(const struct uidgen_gen *g, u64 tick);
 u64 uidgen_ms_to_tick(const struct uidgen_gen *g, u64 unix_ms);
 u64 uidgen_tick_end_ms(const struct uidgen_gen *g, u64 tick);
+u64 uidgen_ns_to_tick(const struct uidgen_gen *g, u64 unix_ns);
+u64 uidgen_tick_end_ns(const struct uidgen_gen *g, u64 tick);
 int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns);
 void uidgen_raise_grant(struct uidgen_gen *g, u64 grant_tick);
 void uidgen_fence_slots(struct uidgen_gen *g);

@@ -17,6 +17,7 @@
 #include <linux/uidgen.h>
 
 #include "gen.h"
+#include "noderules.h"
 
 #define UIDGEN_VERSION_MAJOR	1
 #define UIDGEN_VERSION_MINOR	4
@@ -30,17 +31,17 @@
  *	and grant
  * @node: the node ID in force, or -1; read locklessly by minting paths
  * @pending: a node ID set without its floor (UIDGEN_NODE_NONE: none)
- * @floor_ms: the highest floor applied to @gen (Unix ms, 0: none)
- * @grant_ms: the grant of the assignment in force, as given (Unix ms, 0:
- *	none); @gen's grant_tick is what minting paths read
- * @deadline_ns: CLOCK_BOOTTIME at which @node stops (U64_MAX: never);
+ * @floor_unix_ns: the highest floor applied to @gen (Unix ns, 0: none)
+ * @grant_unix_ns: the grant of the assignment in force, as given (Unix
+ *	ns, 0: none); @gen's grant_tick is what minting paths read
+ * @deadline_boot_ns: CLOCK_BOOTTIME at which @node stops (U64_MAX: never);
  *	read locklessly by minting paths
  * @token: fencing token of the assignment in force
  * @max_token: the highest token any assignment carried
  * @page: the page mmap() shares: its fence moves on every revoke
  * @grant_wq: callers waiting for the grant to be raised
  * @grant_waits: how many times a caller found the grant reached
- * @deadline_timer: fires at @deadline_ns
+ * @deadline_timer: fires at @deadline_boot_ns
  * @expire_work: revokes @node at its deadline, in process context
  *
  * Minting paths run in an RCU read-side critical section with preemption
@@ -54,9 +55,9 @@ struct uidgen_node_ctl {
 	struct mutex lock;	/* see @lock above */
 	int node;
 	u32 pending;
-	u64 floor_ms;
-	u64 grant_ms;
-	u64 deadline_ns;
+	u64 floor_unix_ns;
+	u64 grant_unix_ns;
+	u64 deadline_boot_ns;
 	u64 token;
 	u64 max_token;
 	struct uidgen_page *page;
@@ -71,13 +72,13 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 		      struct uidgen_page *page);
 void uidgen_node_destroy(struct uidgen_node_ctl *n);
 int uidgen_node_assign(struct uidgen_node_ctl *n,
-		       const struct uidgen_node *req);
+		       const struct uidgen_rules_req *req);
 int uidgen_node_renew(struct uidgen_node_ctl *n,
-		      const struct uidgen_node *req);
+		      const struct uidgen_rules_req *req);
 int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
 		       const char *why);
 int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node);
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms);
+int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_unix_ns);
 int uidgen_node_new(struct uidgen_node_ctl *n);
 u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node);
 void uidgen_node_vmfork(struct uidgen_node_ctl *n);

@@ -6,8 +6,9 @@
  * that fences all of it off, including on a VM fork.
  *
  * Locking: struct uidgen_node_ctl.lock serialises every change here.
- * Minting paths (dev.c) take no lock: they read @node and @deadline_ns
- * inside an RCU read-side critical section with page faults disabled, and
+ * Minting paths (dev.c) take no lock: they read @node and
+ * @deadline_boot_ns inside an RCU read-side critical section with page
+ * faults disabled, and
  * a revoke clears @node and waits for a grace period before it moves the
  * fence and returns. Since no minting path can sleep or fault while it
  * holds that section, a revoke ends in bounded time whatever userspace
@@ -45,14 +46,14 @@
 #define UIDGEN_NO_DEADLINE	UIDGEN_RULES_NO_DEADLINE
 
 /* The last tick a grant covers; never UIDGEN_NO_GRANT, however far. */
-static u64 uidgen_grant_tick(const struct uidgen_gen *g, u64 grant_ms)
+static u64 uidgen_grant_tick(const struct uidgen_gen *g, u64 grant_unix_ns)
 {
-	return min(uidgen_ms_to_tick(g, grant_ms), g->max_tick);
+	return min(uidgen_ns_to_tick(g, grant_unix_ns), g->max_tick);
 }
 
 static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 {
-	WRITE_ONCE(n->deadline_ns, deadline);
+	WRITE_ONCE(n->deadline_boot_ns, deadline);
 	if (deadline == UIDGEN_NO_DEADLINE)
 		hrtimer_try_to_cancel(&n->deadline_timer);
 	else
@@ -83,11 +84,11 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 	 * Only now: a minting path reads the node ID, then the deadline, and
 	 * one that saw the old node ID must still see the old deadline.
 	 */
-	WRITE_ONCE(n->deadline_ns, UIDGEN_NO_DEADLINE);
+	WRITE_ONCE(n->deadline_boot_ns, UIDGEN_NO_DEADLINE);
 	WRITE_ONCE(n->page->fence, n->page->fence + 1);
 	/* Nobody mints now: the next assignment brings its own grant. */
 	WRITE_ONCE(n->gen->grant_tick, UIDGEN_NO_GRANT);
-	n->grant_ms = 0;
+	n->grant_unix_ns = 0;
 	WRITE_ONCE(n->token, 0);
 	wake_up_all(&n->grant_wq);
 	if (old >= 0)
@@ -106,9 +107,9 @@ static void uidgen_node_rules(const struct uidgen_node_ctl *n,
 		.pending = n->pending,
 		.token = n->token,
 		.max_token = n->max_token,
-		.floor_ms = n->floor_ms,
-		.grant_ms = n->grant_ms,
-		.deadline_ns = n->deadline_ns,
+		.floor_unix_ns = n->floor_unix_ns,
+		.grant_unix_ns = n->grant_unix_ns,
+		.deadline_boot_ns = n->deadline_boot_ns,
 	};
 }
 
@@ -134,24 +135,24 @@ static int uidgen_node_apply(struct uidgen_node_ctl *n,
 	if (act & UIDGEN_RULES_REVOKE)
 		uidgen_node_fence(n, why, expedite);
 	if (act & UIDGEN_RULES_FLOOR) {
-		ret = uidgen_set_floor(g, uidgen_ms_to_tick(g, r->floor_ms),
+		ret = uidgen_set_floor(g, uidgen_ns_to_tick(g, r->floor_unix_ns),
 				       now_ns);
 		if (ret)
 			return ret;
-		WRITE_ONCE(n->floor_ms, r->floor_ms);
+		WRITE_ONCE(n->floor_unix_ns, r->floor_unix_ns);
 	}
 	WRITE_ONCE(n->token, r->token);
 	n->max_token = r->max_token;
 	if (act & UIDGEN_RULES_FENCE_SLOTS)
 		uidgen_fence_slots(g);
 	if (act & UIDGEN_RULES_SET_GRANT)
-		WRITE_ONCE(g->grant_tick, r->grant_ms ?
-			   uidgen_grant_tick(g, r->grant_ms) : UIDGEN_NO_GRANT);
+		WRITE_ONCE(g->grant_tick, r->grant_unix_ns ?
+			   uidgen_grant_tick(g, r->grant_unix_ns) : UIDGEN_NO_GRANT);
 	if (act & UIDGEN_RULES_RAISE_GRANT)
-		uidgen_raise_grant(g, uidgen_grant_tick(g, r->grant_ms));
-	n->grant_ms = r->grant_ms;
+		uidgen_raise_grant(g, uidgen_grant_tick(g, r->grant_unix_ns));
+	n->grant_unix_ns = r->grant_unix_ns;
 	if (act & UIDGEN_RULES_DEADLINE)
-		uidgen_node_set_deadline(n, r->deadline_ns);
+		uidgen_node_set_deadline(n, r->deadline_boot_ns);
 	WRITE_ONCE(n->pending, r->pending);
 	if (!(act & UIDGEN_RULES_PUBLISH))
 		return 0;
@@ -208,9 +209,9 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 	n->page = page;
 	n->node = -1;
 	n->pending = UIDGEN_NODE_NONE;
-	n->floor_ms = 0;
-	n->grant_ms = 0;
-	n->deadline_ns = UIDGEN_NO_DEADLINE;
+	n->floor_unix_ns = 0;
+	n->grant_unix_ns = 0;
+	n->deadline_boot_ns = UIDGEN_NO_DEADLINE;
 	n->token = 0;
 	n->max_token = 0;
 	init_waitqueue_head(&n->grant_wq);
@@ -237,10 +238,12 @@ void uidgen_node_destroy(struct uidgen_node_ctl *n)
 static void uidgen_node_assigned(const struct uidgen_node_rules *r,
 				 bool new)
 {
+	/* In ms, rounded up: the floor's tick is what the reader wants. */
 	pr_info("node ID %u assigned (%s%llu ms; %s; %s)\n", r->node,
-		new ? "new, floor " : "floor ", r->floor_ms,
-		r->grant_ms ? "grant mode" : "no grant limit",
-		r->deadline_ns == UIDGEN_NO_DEADLINE ? "no lease deadline" :
+		new ? "new, floor " : "floor ",
+		DIV_ROUND_UP_ULL(r->floor_unix_ns, NSEC_PER_MSEC),
+		r->grant_unix_ns ? "grant mode" : "no grant limit",
+		r->deadline_boot_ns == UIDGEN_NO_DEADLINE ? "no lease deadline" :
 		"lease deadline set");
 }
 
@@ -269,9 +272,9 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
 /**
  * uidgen_node_assign() - Assign a node ID with its floor, grant and lease.
  * @n: the node
- * @req: the request: node_id, flags (UIDGEN_NODE_NEW or UIDGEN_NODE_FLOOR),
- *	floor_ms, grant_ms, deadline_ns (CLOCK_BOOTTIME of this kernel, 0 for
- *	none) and token
+ * @req: the request: node_id, new or floor_unix_ns, grant_unix_ns,
+ *	deadline_boot_ns (CLOCK_BOOTTIME of this kernel, 0 for none) and
+ *	token
  *
  * Everything is applied before the node ID becomes visible to a minting
  * path: the floor to the generator's clock and slots, the grant, the
@@ -279,7 +282,7 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
  * is uidgen_rules_assign()'s to say.
  *
  * Context: process; takes n->lock.
- * Return: 0; -EINVAL without exactly one of NEW and FLOOR; -ERANGE if the
+ * Return: 0; -EINVAL for a new node ID with a floor, or another without; -ERANGE if the
  * node ID does not fit; -ESTALE for a token below the highest seen, or
  * equal to it but not the assignment in force; -ETIME for a deadline
  * already past; -EBUSY if another node ID is active;
@@ -287,7 +290,7 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
  * has passed is revoked first, so assigning it again starts afresh.
  */
 int uidgen_node_assign(struct uidgen_node_ctl *n,
-		       const struct uidgen_node *req)
+		       const struct uidgen_rules_req *req)
 {
 	struct uidgen_node_rules r;
 	unsigned int act;
@@ -299,7 +302,7 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
 	uidgen_node_rules(n, &r);
 	ret = uidgen_rules_assign(&r, req, now_ns, &act);
 	ret = uidgen_node_finish(n, &r, ret, act,
-				 req->flags & UIDGEN_NODE_NEW, now_ns);
+				 req->new, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -307,8 +310,8 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
 /**
  * uidgen_node_renew() - Raise the grant and move the deadline.
  * @n: the node
- * @req: node_id and token of the assignment in force, grant_ms (0: as it
- *	is), deadline_ns (0: as it is)
+ * @req: node_id and token of the assignment in force, grant_unix_ns (0:
+ *	as it is), deadline_boot_ns (0: as it is)
  *
  * Context: process; takes n->lock.
  * Return: 0; -ETIME for a deadline already past, whatever is in force;
@@ -317,7 +320,7 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
  * another node ID or token.
  */
 int uidgen_node_renew(struct uidgen_node_ctl *n,
-		      const struct uidgen_node *req)
+		      const struct uidgen_rules_req *req)
 {
 	struct uidgen_node_rules r;
 	unsigned int act;
@@ -415,13 +418,13 @@ int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node)
 /**
  * uidgen_node_floor() - Raise the floor; complete a pending node ID.
  * @n: the node
- * @floor_ms: Unix ms: the tick containing it and all earlier ones are
+ * @floor_unix_ns: Unix ns: the tick containing it and all earlier ones are
  *	never issued from now on
  *
  * Context: process; takes n->lock.
- * Return: 0, or -EOVERFLOW if no tick is left above @floor_ms.
+ * Return: 0, or -EOVERFLOW if no tick is left above @floor_unix_ns.
  */
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms)
+int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_unix_ns)
 {
 	struct uidgen_node_rules r;
 	unsigned int act;
@@ -431,7 +434,7 @@ int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_ms)
 	mutex_lock(&n->lock);
 	now_ns = ktime_get_boottime_ns();
 	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_floor(&r, floor_ms, now_ns, &act);
+	ret = uidgen_rules_floor(&r, floor_unix_ns, now_ns, &act);
 	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;

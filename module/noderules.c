@@ -36,7 +36,7 @@ void uidgen_rules_init(struct uidgen_node_rules *s, unsigned int node_bits)
 		.node_bits = node_bits,
 		.node = UIDGEN_NODE_NONE,
 		.pending = UIDGEN_NODE_NONE,
-		.deadline_ns = UIDGEN_RULES_NO_DEADLINE,
+		.deadline_boot_ns = UIDGEN_RULES_NO_DEADLINE,
 	};
 }
 
@@ -54,8 +54,8 @@ void uidgen_rules_fence(struct uidgen_node_rules *s)
 	s->node = UIDGEN_NODE_NONE;
 	s->pending = UIDGEN_NODE_NONE;
 	s->token = 0;
-	s->grant_ms = 0;
-	s->deadline_ns = UIDGEN_RULES_NO_DEADLINE;
+	s->grant_unix_ns = 0;
+	s->deadline_boot_ns = UIDGEN_RULES_NO_DEADLINE;
 }
 
 /**
@@ -70,7 +70,7 @@ void uidgen_rules_fence(struct uidgen_node_rules *s)
 bool uidgen_rules_expire(struct uidgen_node_rules *s, u64 now_ns,
 			 unsigned int *act)
 {
-	if (s->node == UIDGEN_NODE_NONE || s->deadline_ns > now_ns)
+	if (s->node == UIDGEN_NODE_NONE || s->deadline_boot_ns > now_ns)
 		return false;
 	uidgen_rules_fence(s);
 	*act |= UIDGEN_RULES_EXPIRE;
@@ -97,7 +97,7 @@ static int uidgen_rules_check_deadline(u64 *deadline, u64 now_ns)
  * checked.
  */
 static bool uidgen_rules_stale(const struct uidgen_node_rules *s,
-			       const struct uidgen_node *req)
+			       const struct uidgen_rules_req *req)
 {
 	if (!req->token || req->token > s->max_token)
 		return false;
@@ -107,17 +107,14 @@ static bool uidgen_rules_stale(const struct uidgen_node_rules *s,
 
 /* uidgen_rules_assign() once the lease's end has been seen to. */
 static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
-				  const struct uidgen_node *req, u64 now_ns,
+				  const struct uidgen_rules_req *req, u64 now_ns,
 				  unsigned int *act)
 {
-	u32 how = req->flags & (UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR);
-	u64 deadline = req->deadline_ns;
+	u64 deadline = req->deadline_boot_ns;
 	int ret;
 
-	if (how != UIDGEN_NODE_NEW && how != UIDGEN_NODE_FLOOR)
-		return -EINVAL;
-	/* A floor of 0 would be NEW without saying so. */
-	if (how == UIDGEN_NODE_FLOOR && !req->floor_ms)
+	/* A new node ID has no floor; any other one needs one (0 says none). */
+	if (req->new != !req->floor_unix_ns)
 		return -EINVAL;
 	if (req->node_id >= (1ULL << s->node_bits))
 		return -ERANGE;
@@ -128,8 +125,8 @@ static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
 		return -ESTALE;
 	if (s->node != UIDGEN_NODE_NONE && s->node != req->node_id)
 		return -EBUSY;
-	if (how == UIDGEN_NODE_FLOOR && req->floor_ms > s->floor_ms) {
-		s->floor_ms = req->floor_ms;
+	if (req->floor_unix_ns > s->floor_unix_ns) {
+		s->floor_unix_ns = req->floor_unix_ns;
 		*act |= UIDGEN_RULES_FLOOR;
 	}
 	if (req->token) {
@@ -138,19 +135,19 @@ static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
 	}
 	if (s->node != UIDGEN_NODE_NONE) {
 		/* The same node ID again: floor (above), grant and lease. */
-		if (req->grant_ms > s->grant_ms) {
-			s->grant_ms = req->grant_ms;
+		if (req->grant_unix_ns > s->grant_unix_ns) {
+			s->grant_unix_ns = req->grant_unix_ns;
 			*act |= UIDGEN_RULES_RAISE_GRANT;
 		}
 		if (deadline != UIDGEN_RULES_NO_DEADLINE) {
-			s->deadline_ns = deadline;
+			s->deadline_boot_ns = deadline;
 			*act |= UIDGEN_RULES_DEADLINE;
 		}
 		return 0;
 	}
 	/* IDs under the new node start in a tick no slot used yet. */
-	s->grant_ms = req->grant_ms;
-	s->deadline_ns = deadline;
+	s->grant_unix_ns = req->grant_unix_ns;
+	s->deadline_boot_ns = deadline;
 	s->pending = UIDGEN_NODE_NONE;
 	s->node = req->node_id;
 	*act |= UIDGEN_RULES_FENCE_SLOTS | UIDGEN_RULES_SET_GRANT |
@@ -161,9 +158,8 @@ static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
 /**
  * uidgen_rules_assign() - Assign a node ID with its floor, grant and lease.
  * @s: the state
- * @req: node_id, flags (exactly one of UIDGEN_NODE_NEW and
- *	UIDGEN_NODE_FLOOR), floor_ms, grant_ms, deadline_ns (0: none) and
- *	token (0: none)
+ * @req: node_id, new or floor_unix_ns, grant_unix_ns, deadline_boot_ns
+ *	(0: none) and token (0: none)
  * @now_ns: CLOCK_BOOTTIME now
  * @act: out: the actions
  *
@@ -172,14 +168,14 @@ static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
  * before anything is checked.
  *
  * Context: any.
- * Return: 0; -EINVAL without exactly one of NEW and FLOOR, or FLOOR with
- * a floor of 0; -ERANGE if the node ID does not fit; -ETIME for a
+ * Return: 0; -EINVAL for a new node ID with a floor, or another with a
+ * floor of 0; -ERANGE if the node ID does not fit; -ETIME for a
  * deadline already past; -ESTALE for a token below the highest seen, or
  * equal to it but for another assignment than the one in force; -EBUSY if
  * another node ID is in force.
  */
 int uidgen_rules_assign(struct uidgen_node_rules *s,
-			const struct uidgen_node *req, u64 now_ns,
+			const struct uidgen_rules_req *req, u64 now_ns,
 			unsigned int *act)
 {
 	*act = 0;
@@ -191,8 +187,8 @@ int uidgen_rules_assign(struct uidgen_node_rules *s,
 /**
  * uidgen_rules_renew() - Raise the grant and move the deadline.
  * @s: the state
- * @req: node_id and token of the assignment in force, grant_ms (0: as it
- *	is), deadline_ns (0: as it is)
+ * @req: node_id and token of the assignment in force, grant_unix_ns (0: as it
+ *	is), deadline_boot_ns (0: as it is)
  * @now_ns: CLOCK_BOOTTIME now
  * @act: out: the actions
  *
@@ -205,10 +201,10 @@ int uidgen_rules_assign(struct uidgen_node_rules *s,
  * is revoked now); -ESTALE if @req names another node ID or token.
  */
 int uidgen_rules_renew(struct uidgen_node_rules *s,
-		       const struct uidgen_node *req, u64 now_ns,
+		       const struct uidgen_rules_req *req, u64 now_ns,
 		       unsigned int *act)
 {
-	u64 deadline = req->deadline_ns;
+	u64 deadline = req->deadline_boot_ns;
 	int ret;
 
 	*act = 0;
@@ -221,12 +217,12 @@ int uidgen_rules_renew(struct uidgen_node_rules *s,
 		return -EADDRNOTAVAIL;
 	if (s->node != req->node_id || (req->token && req->token != s->token))
 		return -ESTALE;
-	if (req->grant_ms > s->grant_ms) {
-		s->grant_ms = req->grant_ms;
+	if (req->grant_unix_ns > s->grant_unix_ns) {
+		s->grant_unix_ns = req->grant_unix_ns;
 		*act |= UIDGEN_RULES_RAISE_GRANT;
 	}
 	if (deadline != UIDGEN_RULES_NO_DEADLINE) {
-		s->deadline_ns = deadline;
+		s->deadline_boot_ns = deadline;
 		*act |= UIDGEN_RULES_DEADLINE;
 	}
 	return 0;
@@ -286,14 +282,15 @@ int uidgen_rules_set_pending(struct uidgen_node_rules *s, u32 node,
 	return 0;
 }
 
-/* Complete the pending node ID with @flags and @floor_ms. */
-static int uidgen_rules_complete(struct uidgen_node_rules *s, u32 flags,
-				 u64 floor_ms, u64 now_ns, unsigned int *act)
+/* Complete the pending node ID: @floor_unix_ns, or 0 for a new one. */
+static int uidgen_rules_complete(struct uidgen_node_rules *s,
+				 u64 floor_unix_ns, u64 now_ns,
+				 unsigned int *act)
 {
-	struct uidgen_node req = {
-		.flags = flags,
+	struct uidgen_rules_req req = {
 		.node_id = s->pending,
-		.floor_ms = floor_ms,
+		.new = !floor_unix_ns,
+		.floor_unix_ns = floor_unix_ns,
 	};
 
 	return uidgen_rules_do_assign(s, &req, now_ns, act);
@@ -302,7 +299,7 @@ static int uidgen_rules_complete(struct uidgen_node_rules *s, u32 flags,
 /**
  * uidgen_rules_floor() - Raise the floor; complete a pending node ID.
  * @s: the state
- * @floor_ms: Unix ms: the tick containing it and all earlier ones are
+ * @floor_unix_ns: Unix ns: the tick containing it and all earlier ones are
  *	never issued from now on
  * @now_ns: CLOCK_BOOTTIME now
  * @act: out: the actions
@@ -311,16 +308,18 @@ static int uidgen_rules_complete(struct uidgen_node_rules *s, u32 flags,
  * Return: 0, or as uidgen_rules_assign() when it completes a pending
  * node ID.
  */
-int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_ms,
+int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_unix_ns,
 		       u64 now_ns, unsigned int *act)
 {
 	*act = 0;
 	uidgen_rules_expire(s, now_ns, act);
 	if (s->pending != UIDGEN_NODE_NONE)
-		return uidgen_rules_complete(s, UIDGEN_NODE_FLOOR, floor_ms,
-					     now_ns, act);
-	if (floor_ms > s->floor_ms) {
-		s->floor_ms = floor_ms;
+		/* A floor of 0 would be "new" without saying so. */
+		return floor_unix_ns ?
+		       uidgen_rules_complete(s, floor_unix_ns, now_ns, act) :
+		       -EINVAL;
+	if (floor_unix_ns > s->floor_unix_ns) {
+		s->floor_unix_ns = floor_unix_ns;
 		*act |= UIDGEN_RULES_FLOOR;
 	}
 	return 0;
@@ -342,7 +341,6 @@ int uidgen_rules_new(struct uidgen_node_rules *s, u64 now_ns,
 	*act = 0;
 	uidgen_rules_expire(s, now_ns, act);
 	if (s->pending != UIDGEN_NODE_NONE)
-		return uidgen_rules_complete(s, UIDGEN_NODE_NEW, 0, now_ns,
-					     act);
+		return uidgen_rules_complete(s, 0, now_ns, act);
 	return s->node != UIDGEN_NODE_NONE ? 0 : -ENOENT;
 }

@@ -16,7 +16,7 @@
 
 #include <linux/uidgen.h>
 
-/* struct uidgen_node_rules.deadline_ns when no lease deadline is set. */
+/* struct uidgen_node_rules.deadline_boot_ns when no lease deadline is set. */
 #define UIDGEN_RULES_NO_DEADLINE	U64_MAX
 
 /*
@@ -28,20 +28,39 @@
 #define UIDGEN_RULES_EXPIRE	0x01U
 /* A revoke: fence whatever is in force, and any pending node ID. */
 #define UIDGEN_RULES_REVOKE	0x02U
-/* Raise the generator's floor to @floor_ms; this one step may fail. */
+/* Raise the generator's floor to @floor_unix_ns; this one step may fail. */
 #define UIDGEN_RULES_FLOOR	0x04U
 /* A new node ID: start every slot in a fresh tick (before publishing). */
 #define UIDGEN_RULES_FENCE_SLOTS 0x08U
-/* Set the grant to @grant_ms exactly (0: none): a new node ID's own. */
+/* Set the grant to @grant_unix_ns exactly (0: none): a new node ID's own. */
 #define UIDGEN_RULES_SET_GRANT	0x10U
-/* Raise the grant to @grant_ms (grants only rise). */
+/* Raise the grant to @grant_unix_ns (grants only rise). */
 #define UIDGEN_RULES_RAISE_GRANT 0x20U
-/* Move the lease deadline to @deadline_ns (arm or cancel its timer). */
+/* Move the lease deadline to @deadline_boot_ns (arm or cancel its timer). */
 #define UIDGEN_RULES_DEADLINE	0x40U
 /* A node ID was set pending (nothing issued under it yet). */
 #define UIDGEN_RULES_PENDING	0x80U
 /* Publish @node, last: all of the above comes with it. */
 #define UIDGEN_RULES_PUBLISH	0x100U
+
+/**
+ * struct uidgen_rules_req - an assignment or renew, as the rules see it
+ * @node_id: the node ID
+ * @new: assign: the node ID never issued an ID, so it has no floor
+ * @floor_unix_ns: assign without @new: the floor (Unix ns, not 0)
+ * @grant_unix_ns: the grant (Unix ns); 0: none (assign), as it is (renew)
+ * @deadline_boot_ns: CLOCK_BOOTTIME of this kernel at which the node ID
+ *	stops; 0: none (assign), as it is (renew)
+ * @token: fencing token of the claim (0: none)
+ */
+struct uidgen_rules_req {
+	u32 node_id;
+	bool new;
+	u64 floor_unix_ns;
+	u64 grant_unix_ns;
+	u64 deadline_boot_ns;
+	u64 token;
+};
 
 /**
  * struct uidgen_node_rules - the node's state, as the rules see it
@@ -50,10 +69,10 @@
  * @pending: a node ID set without its floor, or UIDGEN_NODE_NONE
  * @token: fencing token of the assignment in force (0: none)
  * @max_token: the highest token any assignment carried (this load)
- * @floor_ms: the highest floor applied (Unix ms, 0: none); only rises,
+ * @floor_unix_ns: the highest floor applied (Unix ns, 0: none); only rises,
  *	across revokes too, since it guards the generator's clock
- * @grant_ms: the grant of the assignment in force (Unix ms, 0: none)
- * @deadline_ns: CLOCK_BOOTTIME at which @node stops
+ * @grant_unix_ns: the grant of the assignment in force (Unix ns, 0: none)
+ * @deadline_boot_ns: CLOCK_BOOTTIME at which @node stops
  *	(UIDGEN_RULES_NO_DEADLINE: never)
  *
  * At most one of @node and @pending is set.
@@ -64,9 +83,9 @@ struct uidgen_node_rules {
 	u32 pending;
 	u64 token;
 	u64 max_token;
-	u64 floor_ms;
-	u64 grant_ms;
-	u64 deadline_ns;
+	u64 floor_unix_ns;
+	u64 grant_unix_ns;
+	u64 deadline_boot_ns;
 };
 
 void uidgen_rules_init(struct uidgen_node_rules *s, unsigned int node_bits);
@@ -74,16 +93,16 @@ void uidgen_rules_fence(struct uidgen_node_rules *s);
 bool uidgen_rules_expire(struct uidgen_node_rules *s, u64 now_ns,
 			 unsigned int *act);
 int uidgen_rules_assign(struct uidgen_node_rules *s,
-			const struct uidgen_node *req, u64 now_ns,
+			const struct uidgen_rules_req *req, u64 now_ns,
 			unsigned int *act);
 int uidgen_rules_renew(struct uidgen_node_rules *s,
-		       const struct uidgen_node *req, u64 now_ns,
+		       const struct uidgen_rules_req *req, u64 now_ns,
 		       unsigned int *act);
 int uidgen_rules_revoke(struct uidgen_node_rules *s, u32 node, u64 token,
 			u64 now_ns, unsigned int *act);
 int uidgen_rules_set_pending(struct uidgen_node_rules *s, u32 node,
 			     u64 now_ns, unsigned int *act);
-int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_ms,
+int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_unix_ns,
 		       u64 now_ns, unsigned int *act);
 int uidgen_rules_new(struct uidgen_node_rules *s, u64 now_ns,
 		     unsigned int *act);

@@ -185,7 +185,11 @@ static int uidgen_floor_param_set(const char *val, const struct kernel_param *kp
 	ret = uidgen_param_live();
 	if (ret)
 		return ret;
-	if (floor_ms < READ_ONCE(uidgen_dev_node.floor_ms)) {
+	if (floor_ms > U64_MAX / NSEC_PER_MSEC) {
+		uidgen_param_err(kp, buf, "leaves no tick before the timestamp field runs out");
+		return -EOVERFLOW;
+	}
+	if (floor_ms * NSEC_PER_MSEC < READ_ONCE(uidgen_dev_node.floor_unix_ns)) {
 		uidgen_param_err(kp, buf, "is below the floor in force: floors only rise");
 		return -EINVAL;
 	}
@@ -193,18 +197,20 @@ static int uidgen_floor_param_set(const char *val, const struct kernel_param *kp
 		uidgen_param_err(kp, buf, "a floor of 0 says nothing: for a node ID that never issued, write node_new");
 		return -EINVAL;
 	}
-	ret = uidgen_node_floor(&uidgen_dev_node, floor_ms);
+	ret = uidgen_node_floor(&uidgen_dev_node, floor_ms * NSEC_PER_MSEC);
 	if (ret)
 		uidgen_param_err(kp, buf, "leaves no tick before the timestamp field runs out");
 	else
-		pr_info("floor %llu ms\n", READ_ONCE(uidgen_dev_node.floor_ms));
+		pr_info("floor %llu ms\n", floor_ms);
 	return ret;
 }
 
 static int uidgen_floor_param_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%llu\n", uidgen_phase == UIDGEN_LOADING ?
-			  uidgen_load_floor_ms : READ_ONCE(uidgen_dev_node.floor_ms));
+			  uidgen_load_floor_ms :
+			  DIV_ROUND_UP_ULL(READ_ONCE(uidgen_dev_node.floor_unix_ns),
+					   NSEC_PER_MSEC));
 }
 
 static const struct kernel_param_ops uidgen_floor_param_ops = {
@@ -337,8 +343,13 @@ int uidgen_params_start(void)
 		pr_err("node_new=1 says node_id never issued, but no node_id is given\n");
 		return -EINVAL;
 	}
+	if (uidgen_load_floor_ms > U64_MAX / NSEC_PER_MSEC) {
+		pr_err("floor_ms=%llu leaves no tick before the timestamp field runs out\n",
+		       uidgen_load_floor_ms);
+		return -EOVERFLOW;
+	}
 	if (uidgen_load_floor_ms) {
-		ret = uidgen_node_floor(n, uidgen_load_floor_ms);
+		ret = uidgen_node_floor(n, uidgen_load_floor_ms * NSEC_PER_MSEC);
 		if (ret) {
 			pr_err("floor_ms=%llu leaves no tick before the timestamp field runs out\n",
 			       uidgen_load_floor_ms);
@@ -351,11 +362,10 @@ int uidgen_params_start(void)
 		 * in one step, so the log says only "assigned", not first
 		 * "pending ... use node_new=1". floor_ms wins over node_new.
 		 */
-		struct uidgen_node req = {
-			.flags = uidgen_load_floor_ms ? UIDGEN_NODE_FLOOR :
-							UIDGEN_NODE_NEW,
+		struct uidgen_rules_req req = {
 			.node_id = node,
-			.floor_ms = uidgen_load_floor_ms,
+			.new = !uidgen_load_floor_ms,
+			.floor_unix_ns = uidgen_load_floor_ms * NSEC_PER_MSEC,
 		};
 
 		ret = uidgen_node_assign(n, &req);
@@ -520,7 +530,7 @@ static DEVICE_ATTR_RO(grant_waits);
 static ssize_t deadline_ns_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
-	u64 deadline = READ_ONCE(uidgen_dev_node.deadline_ns);
+	u64 deadline = READ_ONCE(uidgen_dev_node.deadline_boot_ns);
 
 	return sysfs_emit(buf, "%llu\n", deadline == U64_MAX ? 0 : deadline);
 }

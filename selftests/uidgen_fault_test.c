@@ -302,7 +302,8 @@ TEST_F_TIMEOUT(fault, floor_lead_heals, 120)
 	t0 = boottime_ns();
 	lead = uid_attr("clock_offset_ms") - before;
 	ASSERT_EQ(8, read(self->fd, &id, 8));
-	floor_tick = (floor_ms - self->info.epoch_ms) * 1000 / self->info.tick_us;
+	floor_tick = (floor_ms * 1000000 - self->info.epoch_unix_ns) /
+		     self->info.tick_ns;
 	EXPECT_LT(floor_tick, split(&self->info, id).tick);
 	TH_LOG("the floor put the ID clock %ld ms ahead", lead);
 	EXPECT_LE(1900, lead);
@@ -372,11 +373,7 @@ TEST_F_TIMEOUT(fault, revoke_is_a_fence, 300)
 		ASSERT_EQ(0, start(&m[j], self->fd, j, &stop, &revoked));
 	usleep(300000);
 
-	struct uidgen_node req = {
-		.size = sizeof(req), .flags = UIDGEN_NODE_REVOKE,
-		.node_id = UIDGEN_NODE_NONE,
-	};
-	ASSERT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &req));
+	ASSERT_EQ(0, node_revoke(self->fd, UIDGEN_NODE_NONE, 0));
 	atomic_store(&revoked, 1);
 	for (j = 0; j < 2; j++) {
 		snap[j] = malloc(MAX_IDS * 8);
@@ -454,12 +451,8 @@ static void *stalled_batch(void *arg)
 static void *revoke_now(void *arg)
 {
 	struct stalled *st = arg;
-	struct uidgen_node req = {
-		.size = sizeof(req), .flags = UIDGEN_NODE_REVOKE,
-		.node_id = UIDGEN_NODE_NONE,
-	};
 
-	st->r = ioctl(st->fd, UIDGEN_IOC_SET_NODE, &req);
+	st->r = node_revoke(st->fd, UIDGEN_NODE_NONE, 0);
 	atomic_store(&st->done, 1);
 	return NULL;
 }
@@ -541,8 +534,8 @@ static int nobody_floor(void *arg)
 TEST_F(fault, floor_moves_ids_forward)
 {
 	uint64_t id, before, floor_tick;
-	long long floor_ms, now_ms = wall_tick(&self->info) *
-		(long long)self->info.tick_us / 1000 + self->info.epoch_ms;
+	long long floor_ms, now_ms = (wall_tick(&self->info) *
+		self->info.tick_ns + self->info.epoch_unix_ns) / 1000000;
 	char buf[32];
 
 	ASSERT_EQ(0, pin_cpu(0));
@@ -551,13 +544,14 @@ TEST_F(fault, floor_moves_ids_forward)
 	snprintf(buf, sizeof(buf), "%lld", floor_ms);
 	ASSERT_EQ(0, write_file(UIDGEN_PARAM "floor_ms", buf));
 	EXPECT_EQ(floor_ms, param_long("floor_ms"));
-	floor_tick = (floor_ms - self->info.epoch_ms) * 1000 / self->info.tick_us;
+	floor_tick = (floor_ms * 1000000 - self->info.epoch_unix_ns) /
+		     self->info.tick_ns;
 
 	ASSERT_EQ(8, read(self->fd, &id, 8));
 	EXPECT_LT(before, id);
 	EXPECT_LT(floor_tick, split(&self->info, id).tick);
 	/* It runs on from there (at 15/16 while it heals): within 2 s of the floor. */
-	EXPECT_GT(floor_tick + 2000000 / self->info.tick_us,
+	EXPECT_GT(floor_tick + 2000000000 / self->info.tick_ns,
 		  split(&self->info, id).tick);
 	EXPECT_LE(floor_ms, param_long("../../../class/uidgen/uid/now_ms"));
 

@@ -15,22 +15,11 @@
 #include "util.h"
 
 #define NODE	5
+#define MS	1000000ULL	/* ns */
 
-static int setn(int fd, uint32_t flags, uint32_t node, uint64_t floor_ms,
-		uint64_t grant_ms, uint64_t deadline_ns, uint64_t token)
+static int revoke_all(int fd)
 {
-	struct uidgen_node n = {
-		.size = sizeof(n), .flags = flags, .node_id = node,
-		.floor_ms = floor_ms, .grant_ms = grant_ms,
-		.deadline_ns = deadline_ns, .token = token,
-	};
-
-	return ioctl(fd, UIDGEN_IOC_SET_NODE, &n);
-}
-
-static int revoke_node(int fd)
-{
-	return setn(fd, UIDGEN_NODE_REVOKE, UIDGEN_NODE_NONE, 0, 0, 0, 0);
+	return node_revoke(fd, UIDGEN_NODE_NONE, 0);
 }
 
 static uint64_t now_ms(void)
@@ -41,10 +30,10 @@ static uint64_t now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-/* Unix ms of the tick an ID was minted in. */
-static uint64_t id_ms(const struct uidgen_info *in, uint64_t id)
+/* Unix ns at which the tick an ID was minted in starts. */
+static uint64_t id_ns(const struct uidgen_info *in, uint64_t id)
 {
-	return in->epoch_ms + split(in, id).tick * in->tick_us / 1000;
+	return in->epoch_unix_ns + split(in, id).tick * in->tick_ns;
 }
 
 static uint32_t node_state(int fd)
@@ -71,47 +60,162 @@ FIXTURE_SETUP(life)
 
 FIXTURE_TEARDOWN(life)
 {
-	revoke_node(self->fd);
+	revoke_all(self->fd);
 	close(self->fd);
 }
 
-/* The kernel never guesses a floor: flags 0, or NEW and FLOOR together. */
+/* The kernel never guesses a floor, and takes no floor for a new one. */
 TEST_F(life, assign_needs_a_floor)
 {
-	struct uidgen_node old = {
-		.size = UIDGEN_NODE_SIZE_VER0, .flags = UIDGEN_NODE_NEW,
-		.node_id = NODE,
-	};
-
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, 0, NODE, 0, 0, 0, 0));
+	EXPECT_EQ(-1, assign(self->fd, 0, NODE, 0, 0, 0, 0));
 	EXPECT_EQ(EINVAL, errno);
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR, NODE,
-			   now_ms(), 0, 0, 0));
+	EXPECT_EQ(-1, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, now_ms() * MS,
+			     0, 0, 0));
 	EXPECT_EQ(EINVAL, errno);
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_NEW, NODE, now_ms(), 0, 0, 0));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, assign(self->fd, 0x2, NODE, now_ms() * MS, 0, 0, 0));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_RENEW | UIDGEN_NODE_NEW, NODE,
-			   0, 0, 0, 0));
-	EXPECT_EQ(EINVAL, errno);
-	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, 0x10, NODE, 0, 0, 0, 0));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, assign(self->fd, UIDGEN_ASSIGN_NEW | 0x80000000U, NODE,
+			     0, 0, 0, 0));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, node_state(self->fd));
 
-	/* A 1.3-sized request may still say NEW. */
-	EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
+	EXPECT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, 0));
 	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, node_state(self->fd));
-	/* ...and naming the active node ID again changes nothing. */
-	old.flags = 0;
-	EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
-	old.node_id = NODE + 1;
+	/* ...and assigning the node ID in force again changes nothing. */
+	EXPECT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, 0));
 	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &old));
+	EXPECT_EQ(-1, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE + 1, 0, 0, 0, 0));
 	EXPECT_EQ(EBUSY, errno);
+}
+
+static int nobody_changes_the_node(void *arg)
+{
+	int fd = open(UIDGEN_DEV, O_RDONLY);
+
+	(void)arg;
+	if (fd < 0)
+		return 100;
+	if (assign(fd, UIDGEN_ASSIGN_NEW, NODE + 1, 0, 0, 0, 0) != -1 ||
+	    errno != EPERM)
+		return 101;
+	if (renew(fd, NODE, 0, 0, 0) != -1 || errno != EPERM)
+		return 102;
+	if (node_revoke(fd, UIDGEN_NODE_NONE, 0) != -1 || errno != EPERM)
+		return 103;
+	return 0;
+}
+
+/*
+ * Each errno of ASSIGN, RENEW and REVOKE that is not about the size (see
+ * uidgen_test's cmd_length), from the one node ID in force, token 10.
+ */
+TEST_F(life, each_errno)
+{
+	uint64_t past = boottime_ns() - 1, later = boottime_ns() + 60ULL * 1000000000;
+	struct uidgen_assign a = { .size = sizeof(a), .node_id = NODE };
+	struct uidgen_renew r = { .size = sizeof(r), .node_id = NODE };
+	struct uidgen_revoke v = { .size = sizeof(v), .node_id = NODE };
+	uint64_t t = boottime_ns();	/* above every token this load saw */
+
+#define LIFE_EXPECT(call, err) do {				\
+		errno = 0;					\
+		EXPECT_EQ(-1, call);				\
+		EXPECT_EQ(err, errno) TH_LOG("%s", #call);	\
+	} while (0)
+
+	ASSERT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, later, t));
+	/* ASSIGN */
+	a.flags = 0x4;
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_ASSIGN, &a), EOPNOTSUPP);
+	a.flags = UIDGEN_ASSIGN_NEW;
+	a.__reserved = 7;
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_ASSIGN, &a), EINVAL);
+	a.__reserved = 0;
+	LIFE_EXPECT(assign(self->fd, 0, NODE, 0, 0, 0, t + 1), EINVAL);
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 1, 0, 0, t + 1), EINVAL);
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, 1U << self->info.node_bits,
+			   0, 0, 0, t + 1), ERANGE);
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, UINT32_MAX, 0, 0, 0, t + 1),
+		    ERANGE);
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, past, t + 1), ETIME);
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, t - 1), ESTALE);
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE + 1, 0, 0, 0, t), ESTALE);
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE + 1, 0, 0, 0, t + 1), EBUSY);
+	LIFE_EXPECT(assign(self->fd, 0, NODE, UINT64_MAX - 1, 0, 0, t), EOVERFLOW);
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_ASSIGN, NULL), EFAULT);
+	/* RENEW */
+	r.flags = 1;
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_RENEW, &r), EOPNOTSUPP);
+	r.flags = 0;
+	r.__reserved = 1;
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_RENEW, &r), EINVAL);
+	LIFE_EXPECT(renew(self->fd, NODE, 0, past, t), ETIME);
+	LIFE_EXPECT(renew(self->fd, NODE + 1, 0, 0, t), ESTALE);
+	LIFE_EXPECT(renew(self->fd, NODE, 0, 0, t + 1), ESTALE);
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_RENEW, NULL), EFAULT);
+	/* REVOKE */
+	v.flags = 1;
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_REVOKE, &v), EOPNOTSUPP);
+	v.flags = 0;
+	v.__reserved = 1;
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_REVOKE, &v), EINVAL);
+	LIFE_EXPECT(node_revoke(self->fd, NODE + 1, 0), ESTALE);
+	LIFE_EXPECT(node_revoke(self->fd, NODE, t + 1), ESTALE);
+	LIFE_EXPECT(ioctl(self->fd, UIDGEN_IOC_REVOKE, NULL), EFAULT);
+	/* None of it changed anything; nor may anyone without CAP_SYS_ADMIN. */
+	EXPECT_EQ(0, as_nobody(nobody_changes_the_node, NULL));
+	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, self->info.node_state);
+	EXPECT_EQ(NODE, self->info.node_id);
+	EXPECT_EQ(t, self->info.token);
+	EXPECT_EQ(0, renew(self->fd, NODE, 0, 0, t));
+	EXPECT_EQ(0, node_revoke(self->fd, NODE, t));
+	/* With nothing in force: RENEW is EADDRNOTAVAIL, REVOKE succeeds. */
+	LIFE_EXPECT(renew(self->fd, NODE, 0, 0, 0), EADDRNOTAVAIL);
+	EXPECT_EQ(0, node_revoke(self->fd, NODE, 0));
+#undef LIFE_EXPECT
+}
+
+/*
+ * A renew with a deadline already past is ETIME whatever is in force: the
+ * node ID in force or another, the token in force or another, or none at
+ * all (1.4 gave ESTALE or EADDRNOTAVAIL for some, depending on the node).
+ */
+TEST_F(life, renew_past_deadline_is_etime)
+{
+	uint64_t past = boottime_ns() - 1;
+	uint64_t t = boottime_ns();	/* above every token this load saw */
+	struct {
+		uint32_t node;
+		uint64_t token;
+	} claims[] = {
+		{ NODE, t }, { NODE, 0 }, { NODE, t + 1 }, { NODE + 1, t },
+		{ NODE + 1, 0 }, { UIDGEN_NODE_NONE, t },
+	};
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++) {
+		/* Once with node ID NODE in force (token 10), once with none. */
+		if (!k)
+			ASSERT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0,
+					    0, 0, t));
+		for (i = 0; i < ARRAY_SIZE(claims); i++) {
+			errno = 0;
+			EXPECT_EQ(-1, renew(self->fd, claims[i].node, 0, past,
+					    claims[i].token));
+			EXPECT_EQ(ETIME, errno)
+				TH_LOG("node %u token %llu, %s", claims[i].node,
+				       (unsigned long long)claims[i].token,
+				       k ? "none in force" : "node 5 in force");
+		}
+		EXPECT_EQ(k ? UIDGEN_NODE_STATE_NONE : UIDGEN_NODE_STATE_ACTIVE,
+			  node_state(self->fd));
+		ASSERT_EQ(0, revoke_all(self->fd));
+	}
 }
 
 /* node_id through sysfs is pending until floor_ms completes it. */
@@ -138,15 +242,15 @@ TEST_F(life, pending_until_the_floor)
 	ASSERT_EQ(0, write_file(UIDGEN_PARAM "floor_ms", buf));
 	ASSERT_EQ(0, get_info(self->fd, &in));
 	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, in.node_state);
-	EXPECT_EQ(floor, in.floor_ms);
+	EXPECT_EQ(floor * MS, in.floor_unix_ns);
 	ASSERT_EQ(8, read(self->fd, &id, 8));
 	EXPECT_EQ(4U, split(&in, id).node);
-	EXPECT_LT(floor, id_ms(&in, id));
+	EXPECT_LT(floor * MS, id_ns(&in, id));
 	/* A revoke clears it; a pending one too. */
 	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
 	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "6"));
 	EXPECT_EQ(UIDGEN_NODE_STATE_PENDING, node_state(self->fd));
-	EXPECT_EQ(0, revoke_node(self->fd));
+	EXPECT_EQ(0, revoke_all(self->fd));
 	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, node_state(self->fd));
 	/* node_new completes only a pending node ID. */
 	EXPECT_EQ(-ENOENT, write_file(UIDGEN_PARAM "node_new", "1"));
@@ -161,22 +265,22 @@ TEST_F(life, pending_until_the_floor)
 /* One call: node ID and floor, applied before the first ID. */
 TEST_F(life, floor_in_the_same_step)
 {
-	uint64_t floor = now_ms() + 5000, ids[64];
+	uint64_t floor = (now_ms() + 5000) * MS + 123456, ids[64];
 	struct uidgen_info in;
 	int i;
 
-	ASSERT_EQ(0, setn(self->fd, UIDGEN_NODE_FLOOR, NODE, floor, 0, 0, 0));
+	ASSERT_EQ(0, assign(self->fd, 0, NODE, floor, 0, 0, 0));
 	ASSERT_EQ(64, batch(self->fd, ids, 64));
 	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(floor, in.floor_ms);
-	EXPECT_EQ(0, in.grant_ms);
-	EXPECT_EQ(0, in.deadline_ns);
+	/* In ns, as given: no rounding to ms on the way. */
+	EXPECT_EQ(floor, in.floor_unix_ns);
+	EXPECT_EQ(0, in.grant_unix_ns);
+	EXPECT_EQ(0, in.deadline_boot_ns);
 	for (i = 0; i < 64; i++)
-		ASSERT_LT(floor, id_ms(&in, ids[i]));
+		ASSERT_LT(floor, id_ns(&in, ids[i]));
 	/* No tick is left above this floor. */
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_FLOOR, NODE, 99999999999999ULL,
-			   0, 0, 0));
+	EXPECT_EQ(-1, assign(self->fd, 0, NODE, UINT64_MAX - 1, 0, 0, 0));
 	EXPECT_EQ(EOVERFLOW, errno);
 }
 
@@ -207,14 +311,16 @@ TEST_F(life, grant_caps_the_ticks)
 	/* The generator's clock: an earlier test's floor may have moved it. */
 	int64_t off = param_long("../../../class/uidgen/uid/now_ms") - (int64_t)now_ms();
 	uint64_t t = now_ms() + off, grant = t + 300, id, last = 0;
+	uint64_t tick_ms = self->info.tick_ns / MS;
 	struct blocked_read b = { .r = -2 };
 	struct uidgen_info in;
 	pthread_t th;
 	int nb, i;
 
-	ASSERT_EQ(0, setn(self->fd, UIDGEN_NODE_FLOOR, NODE, t, grant, 0, 0));
+	ASSERT_EQ(0, assign(self->fd, 0, NODE, t * MS, grant * MS, 0, 0));
 	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(grant + in.tick_us / 1000, in.grant_ms);
+	/* The end of the tick the grant is in. */
+	EXPECT_EQ(grant * MS + in.tick_ns, in.grant_unix_ns);
 	nb = open(UIDGEN_DEV, O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, nb);
 	/*
@@ -224,17 +330,17 @@ TEST_F(life, grant_caps_the_ticks)
 	for (i = 0; now_ms() + off < t + 5000; i++) {
 		if (read(nb, &id, 8) == 8) {
 			last = id;
-			ASSERT_GE(grant, id_ms(&in, id));
+			ASSERT_GE(grant * MS, id_ns(&in, id));
 			continue;
 		}
 		ASSERT_EQ(EAGAIN, errno);
-		if (now_ms() + off > grant + 2 * in.tick_us / 1000 + 20)
+		if (now_ms() + off > grant + 2 * tick_ms + 20)
 			break;
 	}
 	EXPECT_GT(t + 5000, now_ms() + off) TH_LOG("the grant never stopped the reader");
 	EXPECT_NE(0, last);
 	/* It stopped at the grant, not earlier. */
-	EXPECT_LE(grant - 1000, id_ms(&in, last));
+	EXPECT_LE((grant - 1000) * MS, id_ns(&in, last));
 	EXPECT_LT(0, param_long("../../../class/uidgen/uid/grant_waits"));
 	errno = 0;
 	EXPECT_EQ(-1, read(nb, &id, 8));
@@ -245,19 +351,18 @@ TEST_F(life, grant_caps_the_ticks)
 	ASSERT_EQ(0, pthread_create(&th, NULL, read_one, &b));
 	usleep(300000);
 	EXPECT_EQ(-2, b.r);
-	EXPECT_EQ(0, setn(self->fd, UIDGEN_NODE_RENEW, NODE, 0,
-			  now_ms() + off + 60000, 0, 0));
+	EXPECT_EQ(0, renew(self->fd, NODE, (now_ms() + off + 60000) * MS, 0, 0));
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(8, b.r);
 	ASSERT_EQ(8, read(nb, &id, 8));
-	EXPECT_LT(grant, id_ms(&in, id));
+	EXPECT_LT(grant * MS, id_ns(&in, id));
 	/* Grants only rise. */
-	EXPECT_EQ(0, setn(self->fd, UIDGEN_NODE_RENEW, NODE, 0, grant, 0, 0));
+	EXPECT_EQ(0, renew(self->fd, NODE, grant * MS, 0, 0));
 	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_LT(grant + 30000, in.grant_ms);
+	EXPECT_LT((grant + 30000) * MS, in.grant_unix_ns);
 	/* A renew must name the node in force. */
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_RENEW, NODE + 1, 0, 0, 0, 0));
+	EXPECT_EQ(-1, renew(self->fd, NODE + 1, 0, 0, 0));
 	EXPECT_EQ(ESTALE, errno);
 	close(nb);
 }
@@ -273,11 +378,11 @@ TEST_F(life, deadline_revokes)
 	ASSERT_NE(MAP_FAILED, pg);
 	f0 = pg->fence;
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0,
-			   boottime_ns() - 1, 0));
+	EXPECT_EQ(-1, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0,
+			     boottime_ns() - 1, 0));
 	EXPECT_EQ(ETIME, errno);
-	ASSERT_EQ(0, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0,
-			  boottime_ns() + 300000000ULL, 0));
+	ASSERT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0,
+			    boottime_ns() + 300000000ULL, 0));
 	ASSERT_EQ(8, read(self->fd, &id, 8));
 	usleep(400000);
 	errno = 0;
@@ -293,38 +398,34 @@ TEST_F(life, deadline_revokes)
 TEST_F(life, tokens_fence_stale_claims)
 {
 	struct uidgen_info in;
+	uint64_t t = boottime_ns();	/* above every token this load saw */
 
-	ASSERT_EQ(0, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0, 0, 10));
+	ASSERT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, t));
 	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(10, in.token);
+	EXPECT_EQ(t, in.token);
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_RENEW, NODE, 0, 0, 0, 9));
+	EXPECT_EQ(-1, renew(self->fd, NODE, 0, 0, t - 1));
 	EXPECT_EQ(ESTALE, errno);
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_REVOKE, UIDGEN_NODE_NONE, 0, 0, 0, 9));
+	EXPECT_EQ(-1, node_revoke(self->fd, UIDGEN_NODE_NONE, t - 1));
 	EXPECT_EQ(ESTALE, errno);
 	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, node_state(self->fd));
-	/* The request before the state: a past deadline is ETIME, whoever. */
+	EXPECT_EQ(0, renew(self->fd, NODE, 0, 0, t));
+	EXPECT_EQ(0, node_revoke(self->fd, UIDGEN_NODE_NONE, t));
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_RENEW, NODE + 1, 0, 0,
-			   boottime_ns() - 1, 10));
-	EXPECT_EQ(ETIME, errno);
-	EXPECT_EQ(0, setn(self->fd, UIDGEN_NODE_RENEW, NODE, 0, 0, 0, 10));
-	EXPECT_EQ(0, setn(self->fd, UIDGEN_NODE_REVOKE, UIDGEN_NODE_NONE, 0, 0, 0, 10));
-	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0, 0, 5));
+	EXPECT_EQ(-1, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, t - 5));
 	EXPECT_EQ(ESTALE, errno);
 	/* The token revoked is no new claim (a restored etcd reissues it). */
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0, 0, 10));
+	EXPECT_EQ(-1, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, t));
 	EXPECT_EQ(ESTALE, errno);
 	errno = 0;
-	EXPECT_EQ(-1, setn(self->fd, UIDGEN_NODE_RENEW, NODE, 0, 0, 0, 10));
+	EXPECT_EQ(-1, renew(self->fd, NODE, 0, 0, t));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
-	EXPECT_EQ(0, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0, 0, 11));
+	EXPECT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, t + 1));
 }
 
-/* INFO says how much it filled, and writes no further. */
+/* INFO says how much it filled, and writes no further than the size. */
 TEST_F(life, info_says_its_size)
 {
 	union {
@@ -333,19 +434,19 @@ TEST_F(life, info_says_its_size)
 	} u;
 
 	memset(&u, 0, sizeof(u));
-	memset(u.raw + UIDGEN_INFO_SIZE_VER0, 0xa5, 8);
-	u.in.size = UIDGEN_INFO_SIZE_VER0;
+	memset(u.raw + sizeof(u.in), 0xa5, sizeof(u) - sizeof(u.in));
+	u.in.size = sizeof(u.in);
 	ASSERT_EQ(0, ioctl(self->fd, UIDGEN_IOC_INFO, &u));
-	EXPECT_EQ(UIDGEN_INFO_SIZE_VER0, u.in.size);
-	EXPECT_EQ(0xa5, u.raw[UIDGEN_INFO_SIZE_VER0]);
-	EXPECT_EQ(0xa5, u.raw[UIDGEN_INFO_SIZE_VER0 + 7]);
+	EXPECT_EQ(sizeof(u.in), u.in.size);
+	EXPECT_EQ(0xa5, u.raw[sizeof(u.in)]);
+	EXPECT_EQ(0xa5, u.raw[sizeof(u) - 1]);
 	memset(&u, 0, sizeof(u));
 	u.in.size = sizeof(u);
 	ASSERT_EQ(0, ioctl(self->fd, UIDGEN_IOC_INFO, &u));
-	EXPECT_EQ(UIDGEN_INFO_SIZE_VER1, u.in.size);
 	EXPECT_EQ(sizeof(struct uidgen_info), u.in.size);
+	EXPECT_EQ(0, u.raw[sizeof(u.in)]);
 	errno = 0;
-	u.in.size = UIDGEN_INFO_SIZE_VER0 - 1;
+	u.in.size = sizeof(u.in) - 1;
 	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_INFO, &u));
 	EXPECT_EQ(EINVAL, errno);
 }
@@ -370,12 +471,13 @@ static int in_time_ns(int fd)
 	if (get_info(fd, &in))
 		return 11;
 	/* The run's tick ends within a tick of now, on this clock. */
-	if (r.expires_ns <= now || r.expires_ns > now + 2ULL * in.tick_us * 1000 + 50000000)
+	if (r.expires_boot_ns <= now ||
+	    r.expires_boot_ns > now + 2ULL * in.tick_ns + 50000000)
 		return 12;
 	deadline = now + 30ULL * 1000000000;
-	if (setn(fd, UIDGEN_NODE_RENEW, NODE, 0, 0, deadline, 0))
+	if (renew(fd, NODE, 0, deadline, 0))
 		return 13;
-	if (get_info(fd, &in) || in.deadline_ns != deadline)
+	if (get_info(fd, &in) || in.deadline_boot_ns != deadline)
 		return 14;
 	if (read_file("/sys/class/uidgen/uid/deadline_ns", buf, sizeof(buf)))
 		return 15;
@@ -390,7 +492,7 @@ TEST_F(life, time_namespace)
 	int status, fd;
 	pid_t pid;
 
-	ASSERT_EQ(0, setn(self->fd, UIDGEN_NODE_NEW, NODE, 0, 0, 0, 0));
+	ASSERT_EQ(0, set_node(self->fd, NODE));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {

@@ -138,10 +138,6 @@ TEST_F(node, assign_once)
  */
 TEST_F(node, revoke_moves_the_fence)
 {
-	struct uidgen_node rv = {
-		.size = sizeof(rv), .flags = UIDGEN_NODE_REVOKE,
-		.node_id = UIDGEN_NODE_NONE,
-	};
 	const struct uidgen_page *pg;
 	struct uidgen_reserve r;
 	uint32_t f0;
@@ -153,7 +149,7 @@ TEST_F(node, revoke_moves_the_fence)
 	EXPECT_EQ(f0, r.fence);
 	EXPECT_EQ(NODE, split(&self->info, r.first).node);
 
-	ASSERT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &rv));
+	ASSERT_EQ(0, node_revoke(self->fd, UIDGEN_NODE_NONE, 0));
 	EXPECT_EQ(f0 + 1, pg->fence);
 	errno = 0;
 	EXPECT_EQ(-1, reserve(self->fd, 1, &r));

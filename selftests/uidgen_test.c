@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -66,7 +67,6 @@ TEST_F(uid, device_mode)
 
 TEST_F(uid, info)
 {
-	EXPECT_EQ(UIDGEN_MODULE_VERSION, self->info.version);
 	EXPECT_EQ(63, self->info.ts_bits + self->info.node_bits +
 		  self->info.slot_bits + self->info.seq_bits);
 	EXPECT_EQ(1U << self->info.slot_bits, self->info.nr_slots);
@@ -75,8 +75,10 @@ TEST_F(uid, info)
 	EXPECT_EQ(param_long("node_bits"), self->info.node_bits);
 	EXPECT_EQ(param_long("slot_bits"), self->info.slot_bits);
 	EXPECT_EQ(param_long("seq_bits"), self->info.seq_bits);
-	EXPECT_EQ(param_long("tick_us"), self->info.tick_us);
-	EXPECT_EQ(param_long("epoch_ms"), (long)self->info.epoch_ms);
+	EXPECT_EQ(param_long("tick_us") * 1000, (long)self->info.tick_ns);
+	EXPECT_EQ(param_long("epoch_ms") * 1000000, (long)self->info.epoch_unix_ns);
+	EXPECT_EQ(0, self->info.__reserved);
+	EXPECT_EQ(sizeof(self->info), self->info.size);
 	EXPECT_EQ(param_long("node_id"), self->node);
 }
 
@@ -294,7 +296,8 @@ TEST_F(uid, not_seekable_not_writable)
 TEST_F(uid, unknown_ioctl_enotty)
 {
 	static const unsigned long cmds[] = {
-		_IO(UIDGEN_IOC_TYPE, 0x00), _IO(UIDGEN_IOC_TYPE, 0x05),
+		_IO(UIDGEN_IOC_TYPE, 0x00), _IO(UIDGEN_IOC_TYPE, 0x07),
+		_IO(UIDGEN_IOC_TYPE, 0x1f), _IO(UIDGEN_IOC_TYPE, 0xff),
 		_IOWR(UIDGEN_IOC_TYPE, 0x01, struct uidgen_batch),
 		_IO('T', 0x01), 0,
 	};
@@ -353,16 +356,16 @@ TEST_F(uid, batch_errors)
 	BATCH_EXPECT(EINVAL);
 	BATCH_RESET();
 	b.count = UIDGEN_BATCH_MAX + 1;
-	BATCH_EXPECT(E2BIG);
+	BATCH_EXPECT(EINVAL);
 	BATCH_RESET();
 	b.count = UINT32_MAX;
-	BATCH_EXPECT(E2BIG);
+	BATCH_EXPECT(EINVAL);
 	BATCH_RESET();
 	b.flags = 1;
-	BATCH_EXPECT(EINVAL);
+	BATCH_EXPECT(EOPNOTSUPP);
 	BATCH_RESET();
 	b.flags = 0x80000000;
-	BATCH_EXPECT(EINVAL);
+	BATCH_EXPECT(EOPNOTSUPP);
 	BATCH_RESET();
 	b.__reserved = 1;
 	BATCH_EXPECT(EINVAL);
@@ -401,83 +404,133 @@ TEST_F(uid, batch_partial_fault)
 }
 
 /*
- * Size versioning, as iommufd does it: below the oldest version is EINVAL,
- * larger with a zero tail works, larger with a non-zero tail is E2BIG.
+ * Sizes, as iommufd takes them: below the whole struct is EINVAL; larger
+ * with a zero tail works, however large (past a page too); larger with a
+ * non-zero tail is E2BIG. Then an unknown flag is EOPNOTSUPP and a
+ * __reserved that is not zero EINVAL. Every call here succeeds when its
+ * arguments pass: BATCH and RESERVE of 4, INFO, ASSIGN of the node ID in
+ * force as new (which changes nothing), RENEW of it with nothing to
+ * change, REVOKE (the node ID assigned again after each).
  */
+struct cmd_case {
+	const char *name;
+	unsigned long cmd;
+	size_t size;		/* sizeof the struct: also its minimum */
+	size_t reserved;	/* offset of __reserved, 0: none */
+	uint32_t bad_flag;
+};
+
+static const struct cmd_case cmd_cases[] = {
+	{ "BATCH", UIDGEN_IOC_BATCH, sizeof(struct uidgen_batch),
+	  offsetof(struct uidgen_batch, __reserved), 1 },
+	{ "INFO", UIDGEN_IOC_INFO, sizeof(struct uidgen_info),
+	  offsetof(struct uidgen_info, __reserved), 1 },
+	{ "RESERVE", UIDGEN_IOC_RESERVE, sizeof(struct uidgen_reserve), 0, 1 },
+	{ "ASSIGN", UIDGEN_IOC_ASSIGN, sizeof(struct uidgen_assign),
+	  offsetof(struct uidgen_assign, __reserved), 2 },
+	{ "RENEW", UIDGEN_IOC_RENEW, sizeof(struct uidgen_renew),
+	  offsetof(struct uidgen_renew, __reserved), 1 },
+	{ "REVOKE", UIDGEN_IOC_REVOKE, sizeof(struct uidgen_revoke),
+	  offsetof(struct uidgen_revoke, __reserved), 1 },
+};
+
+/* Fill @u (@len bytes, zeroed) with a request of @c that succeeds. */
+static void cmd_prepare(const struct cmd_case *c, void *u, size_t len,
+			uint32_t size, uint32_t node, uint64_t *ids)
+{
+	memset(u, 0, len);
+	switch (c->cmd) {
+	case UIDGEN_IOC_BATCH:
+		((struct uidgen_batch *)u)->count = 4;
+		((struct uidgen_batch *)u)->ids = (uintptr_t)ids;
+		break;
+	case UIDGEN_IOC_RESERVE:
+		((struct uidgen_reserve *)u)->count = 4;
+		break;
+	case UIDGEN_IOC_ASSIGN:
+		((struct uidgen_assign *)u)->flags = UIDGEN_ASSIGN_NEW;
+		((struct uidgen_assign *)u)->node_id = node;
+		break;
+	case UIDGEN_IOC_RENEW:
+		((struct uidgen_renew *)u)->node_id = node;
+		break;
+	case UIDGEN_IOC_REVOKE:
+		((struct uidgen_revoke *)u)->node_id = node;
+		break;
+	}
+	*(uint32_t *)u = size;
+}
+
 TEST_F(uid, cmd_length)
 {
-	static const unsigned long cmds[] = {
-		UIDGEN_IOC_BATCH, UIDGEN_IOC_INFO, UIDGEN_IOC_SET_NODE,
-		UIDGEN_IOC_RESERVE,
-	};
-	/* The oldest size each accepts, and the size this header knows. */
-	static const size_t minsz[] = {
-		sizeof(struct uidgen_batch), UIDGEN_INFO_SIZE_VER0,
-		UIDGEN_NODE_SIZE_VER0, sizeof(struct uidgen_reserve),
-	};
-	static const size_t sizes[] = {
-		sizeof(struct uidgen_batch), sizeof(struct uidgen_info),
-		sizeof(struct uidgen_node), sizeof(struct uidgen_reserve),
-	};
+	/* Three pages: a size past PAGE_SIZE, and a tail to put bytes in. */
+	size_t len = 3 * PAGE;
+	unsigned char *u = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t ids[4];
 	unsigned int i;
+	int ret;
 
-	for (i = 0; i < 4; i++) {
-		union {
-			struct uidgen_batch b;
-			struct uidgen_info in;
-			struct uidgen_node n;
-			struct uidgen_reserve r;
-			unsigned char raw[256];
-		} u;
+	ASSERT_NE(MAP_FAILED, u);
+	for (i = 0; i < ARRAY_SIZE(cmd_cases); i++) {
+		const struct cmd_case *c = &cmd_cases[i];
+		const uint32_t sizes[] = { c->size, c->size + 8, 2 * PAGE + 8 };
+		unsigned int k;
 
-		/* BATCH of 4; RESERVE of 4; SET_NODE naming the node in force. */
-		memset(&u, 0, sizeof(u));
-		if (cmds[i] == UIDGEN_IOC_BATCH) {
-			u.b.count = 4;
-			u.b.ids = (uintptr_t)ids;
-		} else if (cmds[i] == UIDGEN_IOC_RESERVE) {
-			u.r.count = 4;
-		} else {
-			u.n.node_id = self->node;	/* INFO ignores it */
+#define CMD_EXPECT(sz, want, what) do {					\
+		errno = 0;						\
+		ret = ioctl(self->fd, c->cmd, u);			\
+		if (c->cmd == UIDGEN_IOC_REVOKE && ret == 0) {		\
+			ASSERT_EQ(0, set_node(self->fd, self->node));	\
+		}							\
+		EXPECT_EQ(want, ret < 0 ? errno : 0)			\
+			TH_LOG("%s %s, size %u: ret %d, %s", c->name,	\
+			       what, sz, ret, strerror(errno));		\
+	} while (0)
+
+		cmd_prepare(c, u, len, 0, self->node, ids);
+		CMD_EXPECT(0U, EINVAL, "size 0");
+		cmd_prepare(c, u, len, c->size - 1, self->node, ids);
+		CMD_EXPECT((uint32_t)c->size - 1, EINVAL, "a byte short");
+		for (k = 0; k < 3; k++) {
+			cmd_prepare(c, u, len, sizes[k], self->node, ids);
+			CMD_EXPECT(sizes[k], 0, "zero tail");
+			if (c->cmd == UIDGEN_IOC_INFO)
+				EXPECT_EQ(sizeof(struct uidgen_info),
+					  ((struct uidgen_info *)u)->size);
+			cmd_prepare(c, u, len, sizes[k], self->node, ids);
+			if (k) {
+				u[c->size] = 1;
+				CMD_EXPECT(sizes[k], E2BIG, "first tail byte");
+				u[c->size] = 0;
+				u[sizes[k] - 1] = 0x80;
+				CMD_EXPECT(sizes[k], E2BIG, "last tail byte");
+			}
 		}
-
-		u.b.size = 0;
-		errno = 0;
-		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
-		EXPECT_EQ(EINVAL, errno);
-		u.b.size = minsz[i] - 1;
-		errno = 0;
-		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u)) TH_LOG("cmd %u", i);
-		EXPECT_EQ(EINVAL, errno);
-		u.b.size = minsz[i];
-		EXPECT_LE(0, ioctl(self->fd, cmds[i], &u)) TH_LOG("cmd %u: %s", i, strerror(errno));
-		if (cmds[i] == UIDGEN_IOC_RESERVE)
-			u.r.count = 4;
-
-		u.b.size = sizeof(u);
-		EXPECT_LE(0, ioctl(self->fd, cmds[i], &u)) TH_LOG("cmd %u: %s", i, strerror(errno));
-		if (cmds[i] == UIDGEN_IOC_RESERVE)
-			u.r.count = 4;
-		if (cmds[i] == UIDGEN_IOC_INFO)
-			EXPECT_EQ(sizeof(struct uidgen_info), u.in.size);
-		u.b.size = sizeof(u);
-		u.raw[sizes[i]] = 1;
-		errno = 0;
-		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u)) TH_LOG("cmd %u", i);
-		EXPECT_EQ(E2BIG, errno) TH_LOG("cmd %u", i);
-		u.raw[sizes[i]] = 0;
-		u.raw[sizeof(u) - 1] = 1;
-		errno = 0;
-		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
-		EXPECT_EQ(E2BIG, errno) TH_LOG("cmd %u", i);
-
-		u.raw[sizeof(u) - 1] = 0;
-		u.b.size = PAGE + 1;
-		errno = 0;
-		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &u));
-		EXPECT_EQ(E2BIG, errno);
+		cmd_prepare(c, u, len, c->size, self->node, ids);
+		((uint32_t *)u)[1] |= c->bad_flag;
+		CMD_EXPECT((uint32_t)c->size, EOPNOTSUPP, "an unknown flag");
+		cmd_prepare(c, u, len, c->size, self->node, ids);
+		((uint32_t *)u)[1] |= 0x80000000;
+		CMD_EXPECT((uint32_t)c->size, EOPNOTSUPP, "flag bit 31");
+		if (c->reserved) {
+			cmd_prepare(c, u, len, c->size, self->node, ids);
+			u[c->reserved] = 1;
+			CMD_EXPECT((uint32_t)c->size, EINVAL, "__reserved");
+		}
+#undef CMD_EXPECT
 	}
+	/* Not a uidgen ioctl: ENOTTY, whatever the argument. */
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(UIDGEN_IOC_TYPE, 0x07), u));
+	EXPECT_EQ(ENOTTY, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(UIDGEN_IOC_TYPE, 0x00), u));
+	EXPECT_EQ(ENOTTY, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, _IOW(UIDGEN_IOC_TYPE, 0x01, int), u));
+	EXPECT_EQ(ENOTTY, errno);
+	munmap(u, len);
 }
 
 /*
@@ -487,7 +540,7 @@ TEST_F(uid, cmd_length)
 TEST_F(uid, reserve_runs)
 {
 	const uint64_t seqs = 1ULL << self->info.seq_bits;
-	const uint64_t tick_ns = self->info.tick_us * 1000ULL;
+	const uint64_t tick_ns = self->info.tick_ns;
 	static const uint32_t counts[] = { 1, 2, 64, 100, 4095, 4096 };
 	struct uidgen_reserve r;
 	uint64_t last = 0, b0, b1, t0, t1;
@@ -520,8 +573,8 @@ TEST_F(uid, reserve_runs)
 			if (r.count < want)
 				ASSERT_EQ(seqs - 1, q.seq);
 			/* The tick had begun and had not ended. */
-			ASSERT_LT(b0, r.expires_ns);
-			ASSERT_GE(b1 + tick_ns, r.expires_ns);
+			ASSERT_LT(b0, r.expires_boot_ns);
+			ASSERT_GE(b1 + tick_ns, r.expires_boot_ns);
 			/* Later runs are greater. */
 			ASSERT_LT(last, r.first);
 			last = r.first + r.count - 1;
@@ -550,16 +603,16 @@ TEST_F(uid, reserve_errors)
 	RESERVE_EXPECT(EINVAL);
 	RESERVE_RESET();
 	r.count = (1U << self->info.seq_bits) + 1;
-	RESERVE_EXPECT(E2BIG);
+	RESERVE_EXPECT(EINVAL);
 	RESERVE_RESET();
 	r.count = UINT32_MAX;
-	RESERVE_EXPECT(E2BIG);
+	RESERVE_EXPECT(EINVAL);
 	RESERVE_RESET();
 	r.flags = 1;
-	RESERVE_EXPECT(EINVAL);
+	RESERVE_EXPECT(EOPNOTSUPP);
 	RESERVE_RESET();
 	r.flags = 0x80000000;
-	RESERVE_EXPECT(EINVAL);
+	RESERVE_EXPECT(EOPNOTSUPP);
 	RESERVE_RESET();
 	r.size = 8;
 	RESERVE_EXPECT(EINVAL);
@@ -642,7 +695,7 @@ TEST_F(uid, info_errors)
 	in.flags = 1;
 	errno = 0;
 	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_INFO, &in));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EOPNOTSUPP, errno);
 	errno = 0;
 	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_INFO, NULL));
 	EXPECT_EQ(EFAULT, errno);
@@ -660,31 +713,20 @@ TEST_F(uid, info_errors)
 	munmap(p, PAGE);
 }
 
-TEST_F(uid, set_node_as_root)
+TEST_F(uid, assign_as_root)
 {
-	struct uidgen_node n = { .size = sizeof(n), .node_id = self->node };
 	char other[16];
 
-	/* The assigned ID again: nothing changes. */
-	EXPECT_EQ(0, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
-	n.node_id = self->node ^ 1;
+	/* The assigned ID again, as new: nothing changes. */
+	EXPECT_EQ(0, set_node(self->fd, self->node));
 	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
+	EXPECT_EQ(-1, set_node(self->fd, self->node ^ 1));
 	EXPECT_EQ(EBUSY, errno);
-	n.node_id = 1U << self->info.node_bits;
 	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
+	EXPECT_EQ(-1, set_node(self->fd, 1U << self->info.node_bits));
 	EXPECT_EQ(ERANGE, errno);
-	n.node_id = self->node;
-	n.flags = 0x10;
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
-	EXPECT_EQ(EINVAL, errno);
-	n.flags = 0;
-	n.__reserved = 1;
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->fd, UIDGEN_IOC_SET_NODE, &n));
-	EXPECT_EQ(EINVAL, errno);
+	/* A renew that changes nothing, of the node ID in force. */
+	EXPECT_EQ(0, renew(self->fd, self->node, 0, 0, 0));
 	snprintf(other, sizeof(other), "%u", self->node ^ 1);
 	EXPECT_EQ(-EBUSY, write_file(UIDGEN_PARAM "node_id", other));
 	snprintf(other, sizeof(other), "%u", self->node);

@@ -76,14 +76,44 @@ static inline uint64_t boottime_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* UIDGEN_IOC_ASSIGN: times in ns (Unix, and CLOCK_BOOTTIME for @deadline). */
+static inline int assign(int fd, uint32_t flags, uint32_t node, uint64_t floor,
+			 uint64_t grant, uint64_t deadline, uint64_t token)
+{
+	struct uidgen_assign a = {
+		.size = sizeof(a), .flags = flags, .node_id = node,
+		.floor_unix_ns = floor, .grant_unix_ns = grant,
+		.deadline_boot_ns = deadline, .token = token,
+	};
+
+	return ioctl(fd, UIDGEN_IOC_ASSIGN, &a);
+}
+
+static inline int renew(int fd, uint32_t node, uint64_t grant,
+			uint64_t deadline, uint64_t token)
+{
+	struct uidgen_renew r = {
+		.size = sizeof(r), .node_id = node, .grant_unix_ns = grant,
+		.deadline_boot_ns = deadline, .token = token,
+	};
+
+	return ioctl(fd, UIDGEN_IOC_RENEW, &r);
+}
+
+/* UIDGEN_IOC_REVOKE of @node (UIDGEN_NODE_NONE: whatever is in force). */
+static inline int node_revoke(int fd, uint32_t node, uint64_t token)
+{
+	struct uidgen_revoke r = {
+		.size = sizeof(r), .node_id = node, .token = token,
+	};
+
+	return ioctl(fd, UIDGEN_IOC_REVOKE, &r);
+}
+
 /* Assign @node, stating that it never issued (the tests' own IDs). */
 static inline int set_node(int fd, uint32_t node)
 {
-	struct uidgen_node n = {
-		.size = sizeof(n), .flags = UIDGEN_NODE_NEW, .node_id = node,
-	};
-
-	return ioctl(fd, UIDGEN_IOC_SET_NODE, &n);
+	return assign(fd, UIDGEN_ASSIGN_NEW, node, 0, 0, 0, 0);
 }
 
 struct parts {
@@ -107,11 +137,11 @@ static inline struct parts split(const struct uidgen_info *in, uint64_t id)
 static inline uint64_t wall_tick(const struct uidgen_info *in)
 {
 	struct timespec ts;
-	uint64_t us;
+	uint64_t ns;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	us = (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-	return (us - in->epoch_ms * 1000) / in->tick_us;
+	ns = (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (ns - in->epoch_unix_ns) / in->tick_ns;
 }
 
 /* Read a sysfs file into buf; returns 0 or -errno. */

@@ -16,7 +16,7 @@ cd "$repo"
 host_opts 6.12 "$@" || exit
 host_out deb-test
 version=$(make -s version)
-pkgs="uidgen-dkms libuidgen1 libuidgen-dev uidgen-tools postgresql-15-uidgen"
+pkgs="uidgen-dkms libuidgen2 libuidgen-dev uidgen-tools postgresql-15-uidgen"
 libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # The library's own version (userlib/Makefile), not the module's.
 libver=$(sed -n 's/^LIBVER := //p' userlib/Makefile)
@@ -29,7 +29,7 @@ purge
 check "debian/changelog has the module's version ($version)" \
 	'[ "$(dpkg-parsechangelog -S Version)" = "$version" ]'
 check "make deb" 'make -s deb > "$out/build.log" 2>&1'
-for p in uidgen-dkms_${version}_all libuidgen1_${version}_amd64 \
+for p in uidgen-dkms_${version}_all libuidgen2_${version}_amd64 \
 	libuidgen-dev_${version}_amd64 uidgen-tools_${version}_amd64 \
 	postgresql-15-uidgen_${version}_amd64; do
 	check "built $p.deb" '[ -f "$deb/$p.deb" ]'
@@ -52,10 +52,10 @@ check "uidgen-dkms: the module's source and dkms.conf" \
 check "uidgen-dkms depends on dkms, nothing else does" \
 	'[[ "$(dpkg-deb -f "$deb"/uidgen-dkms_*.deb Depends)" == dkms* ]] &&
 		! grep -l dkms <(dpkg-deb -f "$deb"/lib*.deb "$deb"/uidgen-tools_*.deb Depends)'
-check "libuidgen1: the shared library, in the multiarch directory" \
-	'has libuidgen1 $libdir/libuidgen.so.1 $libdir/libuidgen.so.$libver'
-check "libuidgen1: a symbols file (ABI checked at build)" \
-	'dpkg-deb -I "$deb"/libuidgen1_*.deb symbols | grep "uidgen_set_cache@UIDGEN_1.1" > /dev/null'
+check "libuidgen2: the shared library, in the multiarch directory" \
+	'has libuidgen2 $libdir/libuidgen.so.2 $libdir/libuidgen.so.$libver'
+check "libuidgen2: a symbols file (ABI checked at build)" \
+	'dpkg-deb -I "$deb"/libuidgen2_*.deb symbols | grep "uidgen_set_cache@UIDGEN_2.0" > /dev/null'
 check "libuidgen-dev: headers, .so, .a, pkg-config, section 3" \
 	'has libuidgen-dev /usr/include/uidgen.h /usr/include/linux/uidgen.h $libdir/libuidgen.so \
 		$libdir/libuidgen.a $libdir/pkgconfig/uidgen.pc /usr/share/man/man3/uidgen_next.3.gz'
@@ -67,13 +67,13 @@ check "postgresql-15-uidgen: the extension where PostgreSQL 15 looks" \
 	'has postgresql-15-uidgen /usr/lib/postgresql/15/lib/uidgen.so \
 		/usr/share/postgresql/15/extension/uidgen.control \
 		/usr/share/postgresql/15/extension/uidgen--1.0.sql'
-check "postgresql-15-uidgen depends on postgresql-15 and libuidgen1 (no rpath)" \
-	'dpkg-deb -f "$deb"/postgresql-15-uidgen_*.deb Depends | grep "postgresql-15, .*libuidgen1 (>= $version)" > /dev/null &&
+check "postgresql-15-uidgen depends on postgresql-15 and libuidgen2 (no rpath)" \
+	'dpkg-deb -f "$deb"/postgresql-15-uidgen_*.deb Depends | grep "postgresql-15, .*libuidgen2 (>= $version)" > /dev/null &&
 		dpkg-deb -x "$deb"/postgresql-15-uidgen_*.deb "$out/pg" &&
 		! readelf -d "$out/pg/usr/lib/postgresql/15/lib/uidgen.so" | grep -i -E "rpath|runpath"'
 
 check "dpkg -i installs all five" \
-	'dpkg -i "$deb"/{uidgen-dkms_*_all,libuidgen1_*_amd64,libuidgen-dev_*_amd64,uidgen-tools_*_amd64,postgresql-15-uidgen_*_amd64}.deb'
+	'dpkg -i "$deb"/{uidgen-dkms_*_all,libuidgen2_*_amd64,libuidgen-dev_*_amd64,uidgen-tools_*_amd64,postgresql-15-uidgen_*_amd64}.deb'
 # (grep without -q: an early exit would be a SIGPIPE, and pipefail is on)
 installed() { dkms status -m uidgen -v "$version" -k "$kver" | grep ": installed" > /dev/null; }
 check "dpkg -i had DKMS build it for $kver" 'installed'
@@ -90,7 +90,7 @@ check "pkg-config finds libuidgen in $libdir" \
 		[ "$(pkg-config --variable=libdir uidgen)" = "$libdir" ]'
 check "a program builds against the packaged header and .so" \
 	'gcc -Wall -Werror -o "$out/prog" tests/lib/prog.c $(pkg-config --cflags --libs uidgen) &&
-		so=$(ldd "$out/prog" | awk "/libuidgen.so.1 =>/ {print \$3}") &&
+		so=$(ldd "$out/prog" | awk "/libuidgen.so.2 =>/ {print \$3}") &&
 		[ "$(readlink -f "$so")" = "$libdir/libuidgen.so.$libver" ]'
 
 # In the VM (this machine's root, read-only): the packaged module, with
@@ -113,12 +113,12 @@ check "the program, on the packaged .so, as group 4242" '[ "$(get prog)" = "node
 check "rmmod" '[ "$(get rmmod)" = ok ]'
 check "the VM finished, its kernel log clean" vm_ok
 
-check "the installed extension resolves libuidgen.so.1 from libuidgen1" \
-	'[ "$(ldd /usr/lib/postgresql/15/lib/uidgen.so | awk "/libuidgen.so.1 =>/ {print \$3}" | xargs readlink -f)" = "$libdir/libuidgen.so.$libver" ]'
+check "the installed extension resolves libuidgen.so.2 from libuidgen2" \
+	'[ "$(ldd /usr/lib/postgresql/15/lib/uidgen.so | awk "/libuidgen.so.2 =>/ {print \$3}" | xargs readlink -f)" = "$libdir/libuidgen.so.$libver" ]'
 check "dpkg --purge removes all five" 'purge && ! dpkg -s $pkgs 2> /dev/null | grep "^Status: install" > /dev/null'
 check "dkms knows it no more" '[ -z "$(dkms status -m uidgen)" ]'
 check "the module is gone" '! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
 check "and its source, CLI and library" \
-	'[ ! -e "/usr/src/uidgen-$version" ] && [ ! -e /usr/bin/uidgen ] && [ ! -e "$libdir/libuidgen.so.1" ]'
+	'[ ! -e "/usr/src/uidgen-$version" ] && [ ! -e /usr/bin/uidgen ] && [ ! -e "$libdir/libuidgen.so.2" ]'
 trap - EXIT
 tap_end

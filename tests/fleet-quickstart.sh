@@ -97,7 +97,7 @@ step2=$(awk -v s="$qs" -v e="$qe" 'NR > s && NR < e' "$doc" | sed -n '/^2\. /,/^
 check "step 2 says where make deb puts the packages (build/deb/, as the Makefile's deb target)" \
 	'printf "%s\n" "$step2" | tr "\n" " " | grep -q "puts them in the tree.s \`\`build/deb/\`\`" &&
 	 sed -n "/^deb:/,/^\$/p" Makefile | grep -q "cd build/deb/uidgen-\$(VERSION) && dpkg-buildpackage"'
-for p in uidgen-dkms_${v}_all libuidgen1_${v}_amd64 uidgen-tools_${v}_amd64; do
+for p in uidgen-dkms_${v}_all libuidgen2_${v}_amd64 uidgen-tools_${v}_amd64; do
 	check "step 2 names $p.deb, and debian/control builds ${p%%_*}" \
 		'printf "%s\n" "$step2" | grep -q "\./$p\.deb" && grep -qx "Package: ${p%%_*}" debian/control'
 done

@@ -25,7 +25,7 @@ check "make install DESTDIR PREFIX KVER" \
 for f in "/lib/modules/$kver/updates/uidgen.ko" \
 	"/lib/modules/$kver/modules.dep" \
 	$prefix/include/linux/uidgen.h $prefix/include/uidgen.h \
-	$prefix/lib/libuidgen.a $prefix/lib/libuidgen.so.1 $prefix/lib/libuidgen.so \
+	$prefix/lib/libuidgen.a $prefix/lib/libuidgen.so.2 $prefix/lib/libuidgen.so \
 	$prefix/lib/pkgconfig/uidgen.pc $prefix/bin/uidgen \
 	$prefix/share/man/man1/uidgen.1 $prefix/share/man/man3/uidgen_next.3 \
 	$prefix/share/man/man3/uidgen_set_cache.3 $prefix/share/man/man4/uid.4 \
@@ -43,7 +43,7 @@ check "every man page renders without a warning" \
 		r=$(MANPATH=$dest$prefix/share/man MANWIDTH=80 man --warnings "${p%.*}" 2>&1 >/dev/null); [ -z "$r" ] || { echo "$p: $r"; exit 1; }; done'
 check "a program builds against the installed header and .so" \
 	'gcc -Wall -Werror -o "$out/prog" tests/lib/prog.c $(PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs uidgen)'
-check "and needs libuidgen.so.1" 'readelf -d "$out/prog" | grep -q "NEEDED.*libuidgen.so.1"'
+check "and needs libuidgen.so.2" 'readelf -d "$out/prog" | grep -q "NEEDED.*libuidgen.so.2"'
 
 # In the VM: load from the install, run the installed CLI and the program.
 cat > "$out/job.sh" <<JOB

@@ -27,7 +27,7 @@ check "make -C clients/postgresql in a fresh clone" 'make -C "$t/clients/postgre
 so=$t/clients/postgresql/uidgen.so
 check "uidgen.so: no RPATH or RUNPATH" \
 	'[ -e "$so" ] && ! readelf -d "$t/clients/postgresql/uidgen.so" | grep -E "RPATH|RUNPATH"'
-check "uidgen.so: libuidgen linked in (no libuidgen.so.1 needed)" \
+check "uidgen.so: libuidgen linked in (no libuidgen.so.2 needed)" \
 	'! readelf -d "$t/clients/postgresql/uidgen.so" | grep -F "libuidgen.so" &&
 	 nm -D --defined-only "$t/clients/postgresql/uidgen.so" | grep -qw uidgen_next_sql'
 check "uidgen.so: exports none of libuidgen's own symbols" \

@@ -11,8 +11,8 @@
 
 #include "uidgen.h"
 
-/* The first module version with node floors and grants (uapi 1.4). */
-#define UIDGEN_V14	0x010400U
+/* The CLI's times are Unix ms (state files, output); the uapi's ns. */
+#define NS_PER_MS	1000000ULL
 
 /* The most --ahead-ms and --every-ms take: a day. */
 #define AHEAD_MS_MAX	86400000ULL
@@ -35,6 +35,8 @@ int node_info(struct uidgen *g, struct uidgen_info *info);
 int node_assign(struct uidgen *g, uint32_t node, int is_new,
 		unsigned long long floor_ms, unsigned long long grant_ms);
 int node_renew(struct uidgen *g, uint32_t node, unsigned long long grant_ms);
+int node_revoke(struct uidgen *g);
+unsigned long long ns_ms(uint64_t ns);
 unsigned long long wall_ms(void);
 unsigned long long max_ull(unsigned long long a, unsigned long long b);
 

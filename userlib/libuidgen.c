@@ -235,7 +235,7 @@ static struct uidgen_tcache *uidgen_tc_get(void)
  */
 int uidgen_open_flags(struct uidgen **gp, const char *path, int flags)
 {
-	struct uidgen_info info;
+	struct uidgen_info info = { .size = sizeof(info) };
 	int saved = errno, ret;
 	struct uidgen *g;
 	void *page;
@@ -259,14 +259,14 @@ int uidgen_open_flags(struct uidgen **gp, const char *path, int flags)
 	pthread_once(&uidgen_tc_once, uidgen_tc_key_init);
 	/*
 	 * The cache needs the layout and the fence page; a file that is not
-	 * /dev/uid (or an older module) simply gets no cache.
+	 * /dev/uid simply gets no cache.
 	 */
-	if (uidgen_info(g, &info) == 0) {
+	if (uidgen_info(g, &info) >= 0) {
 		page = mmap(NULL, UIDGEN_MAP_LEN, PROT_READ, MAP_SHARED, g->fd, 0);
 		if (page != MAP_FAILED) {
 			g->page = page;
 			g->seq_max = 1U << info.seq_bits;
-			g->tick_ns = info.tick_us * 1000ULL;
+			g->tick_ns = info.tick_ns;
 			g->max_run = g->seq_max / 4 ? g->seq_max / 4 : 1;
 			g->stale_ticks = UIDGEN_STALE_TICKS_DEFAULT;
 		}
@@ -351,7 +351,7 @@ static int uidgen_refill(struct uidgen *g, struct uidgen_tcache *c,
 	r.count = run;
 	if (ioctl(g->fd, UIDGEN_IOC_RESERVE, &r) < 0)
 		return UIDGEN_ERR(saved);
-	deadline = r.expires_ns + g->stale_ticks * g->tick_ns;
+	deadline = r.expires_boot_ns + g->stale_ticks * g->tick_ns;
 	c->run = run;
 	c->start = r.first;
 	c->next = r.first + 1;
@@ -456,174 +456,46 @@ long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n)
 }
 
 /*
- * UIDGEN_INFO_SIZE_VER0 (the uapi header) is struct uidgen_info as soname
- * 1 was built with (uapi 1.3): what uidgen_info() and uidgen_default_info()
- * fill, whatever size the header they are compiled with now gives the
- * struct. A program built against 1.3 has exactly this many bytes there.
- * From 1.4 on, the kernel writes back in @size how much it filled.
+ * The node's life and the layout: each call one ioctl, its struct passed
+ * as the caller built it, size included, so that a program built against
+ * a later header than this library gets the kernel's answer for its own
+ * struct (a larger one is taken if its tail is zero: -E2BIG if not).
  */
-#define UIDGEN_VERSION_1_4	0x010400
-_Static_assert(offsetof(struct uidgen_info, epoch_ms) + 8 == UIDGEN_INFO_SIZE_VER0,
-	       "uidgen_info() fills uapi 1.3's struct, up to epoch_ms");
-
-int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size)
-{
-	int saved = errno, ret;
-	uint32_t filled;
-
-	if (size < UIDGEN_INFO_SIZE_VER0 || size > UINT32_MAX)
-		return -EINVAL;
-	/* The kernel takes a larger struct only with a zero tail. */
-	memset(info, 0, size);
-	info->size = size;
-	if (ioctl(g->fd, UIDGEN_IOC_INFO, info) < 0)
-		return UIDGEN_ERR(saved);
-	/*
-	 * 1.4 and later write back how much they filled; 1.3 filled its 48
-	 * bytes and left @size as the caller's.
-	 */
-	filled = info->version >= UIDGEN_VERSION_1_4 ? info->size :
-		 UIDGEN_INFO_SIZE_VER0;
-	if (filled > size)
-		filled = size;
-	info->size = filled;
-	return filled;
-}
-
 int uidgen_info(struct uidgen *g, struct uidgen_info *info)
 {
-	int ret = uidgen_info_sized(g, info, UIDGEN_INFO_SIZE_VER0);
+	int saved = errno, ret;
 
-	return ret < 0 ? ret : 0;
+	if (ioctl(g->fd, UIDGEN_IOC_INFO, info) < 0)
+		return UIDGEN_ERR(saved);
+	return info->size;
 }
 
-/*
- * The one place libuidgen speaks to the kernel about the node's life:
- * uapi 1.4 has one ioctl for it, UIDGEN_IOC_SET_NODE, its operation in
- * @flags. uidgen_assign(), uidgen_renew() and uidgen_revoke() each build
- * their request here; an ABI with an ioctl per operation changes this
- * file's insides, not their interface. 0 or -errno.
- */
-static int uidgen_node_ioctl(struct uidgen *g, struct uidgen_node *req)
+/* The kernel does not write these structs back: the casts drop no const. */
+int uidgen_assign(struct uidgen *g, const struct uidgen_assign *req)
 {
 	int saved = errno, ret;
 
-	req->size = sizeof(*req);
-	if (ioctl(g->fd, UIDGEN_IOC_SET_NODE, req) < 0)
+	if (ioctl(g->fd, UIDGEN_IOC_ASSIGN, (void *)req) < 0)
 		return UIDGEN_ERR(saved);
 	return 0;
 }
 
-/* The head every argument struct begins with (uidgen.h). */
-struct uidgen_args_head {
-	uint32_t size;
-	uint32_t flags;
-	uint32_t node;
-	uint32_t reserved;
-};
-#define UIDGEN_ARGS_HEAD(type)						\
-	_Static_assert(offsetof(type, size) == 0 &&			\
-		       offsetof(type, flags) == 4 &&			\
-		       offsetof(type, reserved) == 12,			\
-		       #type " begins with struct uidgen_args_head")
-UIDGEN_ARGS_HEAD(struct uidgen_assign_args);
-UIDGEN_ARGS_HEAD(struct uidgen_renew_args);
-
-/*
- * The argument structs' rules (uidgen.h): at least the first version's
- * @known bytes, and any bytes past what this library knows zero; no flag
- * outside @flags; reserved 0. 0 or -errno.
- */
-static int uidgen_args_check(const void *args, size_t known, uint32_t flags)
+int uidgen_renew(struct uidgen *g, const struct uidgen_renew *req)
 {
-	const unsigned char *p = args;
-	struct uidgen_args_head h;
-	size_t i;
+	int saved = errno, ret;
 
-	if (!args)
-		return -EFAULT;
-	memcpy(&h, args, sizeof(h));
-	if (h.size < known)
-		return -EINVAL;
-	for (i = known; i < h.size; i++)
-		if (p[i])
-			return -E2BIG;
-	if (h.flags & ~flags)
-		return -EOPNOTSUPP;
-	if (h.reserved)
-		return -EINVAL;
+	if (ioctl(g->fd, UIDGEN_IOC_RENEW, (void *)req) < 0)
+		return UIDGEN_ERR(saved);
 	return 0;
 }
 
-int uidgen_assign(struct uidgen *g, const struct uidgen_assign_args *a)
+int uidgen_revoke(struct uidgen *g, const struct uidgen_revoke *req)
 {
-	struct uidgen_node req = { 0 };
-	int ret;
+	int saved = errno, ret;
 
-	ret = uidgen_args_check(a, sizeof(*a), UIDGEN_ASSIGN_FLAG_NEW);
-	if (ret)
-		return ret;
-	/* The kernel judges the rest: a floor with NEW, or none without. */
-	req.flags = a->flags & UIDGEN_ASSIGN_FLAG_NEW ? UIDGEN_NODE_NEW :
-							 UIDGEN_NODE_FLOOR;
-	req.node_id = a->node;
-	req.floor_ms = a->floor_ms;
-	req.grant_ms = a->grant_ms;
-	req.deadline_ns = a->deadline_ns;
-	req.token = a->token;
-	return uidgen_node_ioctl(g, &req);
-}
-
-int uidgen_renew(struct uidgen *g, const struct uidgen_renew_args *r)
-{
-	struct uidgen_node req = { .flags = UIDGEN_NODE_RENEW };
-	int ret;
-
-	ret = uidgen_args_check(r, sizeof(*r), 0);
-	if (ret)
-		return ret;
-	req.node_id = r->node;
-	req.grant_ms = r->grant_ms;
-	req.deadline_ns = r->deadline_ns;
-	req.token = r->token;
-	return uidgen_node_ioctl(g, &req);
-}
-
-int uidgen_revoke(struct uidgen *g, uint32_t node, uint64_t token)
-{
-	struct uidgen_node req = {
-		.flags = UIDGEN_NODE_REVOKE,
-		.node_id = node,
-		.token = token,
-	};
-
-	return uidgen_node_ioctl(g, &req);
-}
-
-/*
- * 1.3's assignment, which names a node ID and no floor. From 1.4 on a node
- * ID is active only with its floor, so this changes nothing: 0 if @node is
- * the one active, -EBUSY if another is, -ERANGE if it does not fit, else
- * -EINVAL. A 1.3 module still assigns with it.
- */
-int uidgen_set_node(struct uidgen *g, uint32_t node)
-{
-	struct uidgen_info info;
-	int ret;
-
-	ret = uidgen_info_sized(g, &info, sizeof(info));
-	if (ret < 0)
-		return ret;
-	if (info.version < UIDGEN_VERSION_1_4) {
-		struct uidgen_node req = { .node_id = node };
-
-		return uidgen_node_ioctl(g, &req);
-	}
-	if (node >= (1ULL << info.node_bits))
-		return -ERANGE;
-	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE)
-		return info.node_id == node ? 0 : -EBUSY;
-	return -EINVAL;
+	if (ioctl(g->fd, UIDGEN_IOC_REVOKE, (void *)req) < 0)
+		return UIDGEN_ERR(saved);
+	return 0;
 }
 
 int uidgen_fence_gen(struct uidgen *g, uint32_t *fence)
@@ -634,24 +506,30 @@ int uidgen_fence_gen(struct uidgen *g, uint32_t *fence)
 	return 0;
 }
 
-int uidgen_revoke_node(struct uidgen *g)
-{
-	return uidgen_revoke(g, UIDGEN_NODE_NONE, 0);
-}
+/*
+ * The layout a module loaded with no layout parameters uses (its
+ * parameters' defaults, which the admin guide lists).
+ */
+#define UIDGEN_DEF_TS_BITS		41
+#define UIDGEN_DEF_NODE_BITS		5
+#define UIDGEN_DEF_SLOT_BITS		5
+#define UIDGEN_DEF_SEQ_BITS		12
+#define UIDGEN_DEF_TICK_NS		1000000ULL
+/* 2026-01-01T00:00:00Z */
+#define UIDGEN_DEF_EPOCH_UNIX_NS	1767225600000000000ULL
 
-/* The layout a module loaded with no layout parameters uses. */
 void uidgen_default_info(struct uidgen_info *info)
 {
-	memset(info, 0, UIDGEN_INFO_SIZE_VER0);
-	info->size = UIDGEN_INFO_SIZE_VER0;
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
 	info->node_id = UIDGEN_NODE_NONE;
-	info->ts_bits = UIDGEN_DEFAULT_TS_BITS;
-	info->node_bits = UIDGEN_DEFAULT_NODE_BITS;
-	info->slot_bits = UIDGEN_DEFAULT_SLOT_BITS;
-	info->seq_bits = UIDGEN_DEFAULT_SEQ_BITS;
-	info->nr_slots = 1U << UIDGEN_DEFAULT_SLOT_BITS;
-	info->tick_us = UIDGEN_DEFAULT_TICK_US;
-	info->epoch_ms = UIDGEN_DEFAULT_EPOCH_MS;
+	info->ts_bits = UIDGEN_DEF_TS_BITS;
+	info->node_bits = UIDGEN_DEF_NODE_BITS;
+	info->slot_bits = UIDGEN_DEF_SLOT_BITS;
+	info->seq_bits = UIDGEN_DEF_SEQ_BITS;
+	info->nr_slots = 1U << UIDGEN_DEF_SLOT_BITS;
+	info->tick_ns = UIDGEN_DEF_TICK_NS;
+	info->epoch_unix_ns = UIDGEN_DEF_EPOCH_UNIX_NS;
 }
 
 int uidgen_decode(const struct uidgen_info *info, uint64_t id,
@@ -663,7 +541,7 @@ int uidgen_decode(const struct uidgen_info *info, uint64_t id,
 	/* Each width on its own first: their 32-bit sum could wrap to 63. */
 	if (info->ts_bits == 0 || info->ts_bits > UIDGEN_ID_BITS ||
 	    info->seq_bits >= 32 || info->slot_bits >= 32 ||
-	    info->node_bits >= 32 || info->tick_us == 0)
+	    info->node_bits >= 32 || info->tick_ns == 0)
 		return -EINVAL;
 	low = info->node_bits + info->slot_bits + info->seq_bits;
 	if (info->ts_bits + low != UIDGEN_ID_BITS)
@@ -676,12 +554,18 @@ int uidgen_decode(const struct uidgen_info *info, uint64_t id,
 		      ((1ULL << info->node_bits) - 1);
 	parts->slot = (id >> info->seq_bits) & ((1ULL << info->slot_bits) - 1);
 	parts->seq = id & ((1ULL << info->seq_bits) - 1);
-	/* tick * tick_us / 1000 + epoch_ms, without overflowing on the way. */
-	part = parts->tick % 1000 * info->tick_us / 1000;
-	if (__builtin_mul_overflow(parts->tick / 1000, (uint64_t)info->tick_us,
+	/*
+	 * (epoch_unix_ns + tick * tick_ns) / 10^6, without overflowing on the
+	 * way: tick = q * 10^6 + r, and q * tick_ns ns are q * tick_ns / 10^6
+	 * ms exactly.
+	 */
+	if (__builtin_mul_overflow(parts->tick % 1000000, info->tick_ns,
+				   &part) ||
+	    __builtin_add_overflow(part, info->epoch_unix_ns % 1000000, &part) ||
+	    __builtin_mul_overflow(parts->tick / 1000000, info->tick_ns,
 				   &whole) ||
-	    __builtin_add_overflow(whole, part, &ms) ||
-	    __builtin_add_overflow(ms, (uint64_t)info->epoch_ms, &ms) ||
+	    __builtin_add_overflow(whole, part / 1000000, &ms) ||
+	    __builtin_add_overflow(ms, info->epoch_unix_ns / 1000000, &ms) ||
 	    ms > INT64_MAX)
 		return -ERANGE;
 	parts->unix_ms = (int64_t)ms;

@@ -236,9 +236,10 @@ static unsigned long long grant_mark(const struct uidgen_info *info,
 
 	read_u64(SYSFS_DEV "now_ms", &id_now);
 	read_u64(SYSFS_DEV "high_water_ms", &high);
-	now = max_ull(max_ull(now, id_now), max_ull(high, info->high_water_ms));
-	now = max_ull(now, info->floor_ms) + ahead_ms;
-	return max_ull(now, info->grant_ms);
+	now = max_ull(max_ull(now, id_now),
+		      max_ull(high, ns_ms(info->high_water_unix_ns)));
+	now = max_ull(now, ns_ms(info->floor_unix_ns)) + ahead_ms;
+	return max_ull(now, ns_ms(info->grant_unix_ns));
 }
 
 /* The file must be this node ID's (or new): never clobber another's floor. */
@@ -290,21 +291,15 @@ static int cmd_state_save(const char *dev, const char *file)
 		uidgen_close(g);
 		return 1;
 	}
-	ret = uidgen_revoke(g, UIDGEN_NODE_NONE, 0);
+	ret = node_revoke(g);
 	if (!ret) {
-		floor = info.floor_ms;
+		floor = ns_ms(info.floor_unix_ns);
 		ret = node_info(g, &info);
 	}
 	uidgen_close(g);
 	if (ret)
 		return fail_node(ret, "revoking the node ID", node);
-	floor = max_ull(floor, info.high_water_ms);
-	if (info.version < UIDGEN_V14) {
-		unsigned long long high = 0;
-
-		read_u64(SYSFS_DEV "high_water_ms", &high);
-		floor = max_ull(floor, high);
-	}
+	floor = max_ull(floor, ns_ms(info.high_water_unix_ns));
 	if (!floor) {
 		/* Nothing issued, no floor: the file's last mark still holds. */
 		printf("node ID %u revoked; it issued nothing: %s left as it is\n",
@@ -408,18 +403,19 @@ static int cmd_state_restore(const char *dev, const char *file,
 	 * restore, and raising the floor to the mark would only jump ahead.
 	 */
 	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE &&
-	    (info.floor_ms >= st.floor_ms || info.grant_ms >= st.floor_ms)) {
+	    (ns_ms(info.floor_unix_ns) >= st.floor_ms ||
+	     ns_ms(info.grant_unix_ns) >= st.floor_ms)) {
 		uidgen_close(g);
 		printf("node ID %u already active, its floor or grant at or above %s's floor_ms=%llu: nothing to restore\n",
 		       node, file, st.floor_ms);
 		return 0;
 	}
-	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && info.floor_ms == 0 &&
-	    info.version >= UIDGEN_V14)
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && !info.floor_unix_ns)
 		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (node_new=1 left in modprobe.d?): IDs issued before this restore may repeat older ones; remove node_new=1\n",
 			prog, node);
 	if (ahead_ms) {
-		info.floor_ms = max_ull(info.floor_ms, st.floor_ms);
+		info.floor_unix_ns = max_ull(info.floor_unix_ns,
+					     st.floor_ms * NS_PER_MS);
 		grant = grant_mark(&info, ahead_ms);
 		ret = state_write(file, node, grant);
 		if (ret) {
@@ -482,13 +478,9 @@ static int keep_round(const char *dev, const char *file,
 		return 0;
 	}
 	ret = node_info(g, &info);
-	if (!ret && info.version < UIDGEN_V14)
-		ret = -EOPNOTSUPP;
 	if (ret) {
 		uidgen_close(g);
 		fail(ret, "reading the node state");
-		if (ret == -EOPNOTSUPP)
-			fprintf(stderr, "%s: the loaded module predates grants (uapi 1.4)\n", prog);
 		return 1;
 	}
 	if (info.node_state != UIDGEN_NODE_STATE_ACTIVE) {
@@ -520,7 +512,7 @@ static int keep_round(const char *dev, const char *file,
 		uidgen_close(g);
 		/* No renew: callers wait at the old grant rather than outrun the file. */
 		fprintf(stderr, "%s: persisting to %s: %s; grant left at %llu ms\n",
-			prog, file, strerror(-ret), (unsigned long long)info.grant_ms);
+			prog, file, strerror(-ret), ns_ms(info.grant_unix_ns));
 		*said = 3;
 		return 0;
 	}

@@ -26,6 +26,12 @@
 
 const char *prog = "uidgen";
 
+/* A uapi time in ms, rounded up: a floor or grant mark never falls short. */
+unsigned long long ns_ms(uint64_t ns)
+{
+	return ns / NS_PER_MS + !!(ns % NS_PER_MS);
+}
+
 
 /* state keep/restore: how far ahead the grant goes, how often. */
 struct keep_opts {
@@ -37,7 +43,7 @@ struct keep_opts {
 static const char *device = UIDGEN_DEVICE;
 
 
-/* Does @dev answer uidgen_info() (any module version)? */
+/* Does @dev answer uidgen_info()? */
 static int is_uidgen_dev(const char *dev)
 {
 	struct uidgen_info info;
@@ -212,7 +218,7 @@ static int cmd_generate(const char *dev, unsigned long count,
 	if (ret)
 		return fail_open(ret, dev);
 	if ((fmt == FMT_UUID || fmt == FMT_ULID) &&
-	    (ret = uidgen_info(g, &info))) {
+	    (ret = node_info(g, &info))) {
 		uidgen_close(g);
 		return fail(ret, "reading the layout");
 	}
@@ -398,9 +404,10 @@ static void bad_uuid(const char *s, const uint8_t *u,
 			var, copied);
 		return;
 	}
-	fprintf(stderr, "a UUIDv%u, but not one uidgen's view maps back under the layout %u/%u/%u/%u, tick %u us, epoch %llu ms (%s): decode it with the layout it was made under (where that module is loaded, or -d its device), or decode its 64-bit ID\n",
+	fprintf(stderr, "a UUIDv%u, but not one uidgen's view maps back under the layout %u/%u/%u/%u, tick %llu us, epoch %llu ms (%s): decode it with the layout it was made under (where that module is loaded, or -d its device), or decode its 64-bit ID\n",
 		ver, info->ts_bits, info->node_bits, info->slot_bits,
-		info->seq_bits, info->tick_us, (unsigned long long)info->epoch_ms,
+		info->seq_bits, (unsigned long long)info->tick_ns / 1000,
+		ns_ms(info->epoch_unix_ns),
 		ret == -ERANGE ? "its time is before the epoch or after the layout's last tick" :
 		"it has bits set that uidgen's view of an ID never sets");
 }
@@ -410,7 +417,7 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 {
 	char uuid[UIDGEN_UUID_STR_MAX];
 	enum uidgen_format f;
-	struct uidgen_info info;
+	struct uidgen_info info = { .size = sizeof(info) };
 	struct uidgen_parts p;
 	struct uidgen *g;
 	char when[64];
@@ -427,14 +434,14 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 	if (uidgen_open(&g, dev) == 0) {
 		ret = uidgen_info(g, &info);
 		uidgen_close(g);
-		if (ret)
+		if (ret < 0)
 			return fail(ret, "reading the layout");
 	} else {
 		uidgen_default_info(&info);
-		fprintf(stderr, "%s: %s is not available; decoding with the default layout %u/%u/%u/%u, tick %u us, epoch %llu ms\n",
+		fprintf(stderr, "%s: %s is not available; decoding with the default layout %u/%u/%u/%u, tick %llu us, epoch %llu ms\n",
 			prog, dev, info.ts_bits, info.node_bits, info.slot_bits,
-			info.seq_bits, info.tick_us,
-			(unsigned long long)info.epoch_ms);
+			info.seq_bits, (unsigned long long)info.tick_ns / 1000,
+			ns_ms(info.epoch_unix_ns));
 	}
 	for (i = 0; i < argc; i++) {
 		f = auto_format(argv[i], fmt);
@@ -487,28 +494,29 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 
 static int cmd_info(const char *dev)
 {
-	struct uidgen_info info, node;
+	struct uidgen_info info;
 	struct uidgen_parts p;
 	struct uidgen *g;
-	char when[64];
+	char when[64], version[64];
+	FILE *f;
 	int ret, pending;
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
-	ret = uidgen_info(g, &info);
-	if (ret) {
-		uidgen_close(g);
-		return fail(ret, "reading the layout");
-	}
-	/* The node's state, at the size this program knows (1.4). */
-	pending = !node_info(g, &node) &&
-		  node.node_state == UIDGEN_NODE_STATE_PENDING;
+	ret = node_info(g, &info);
 	uidgen_close(g);
+	if (ret)
+		return fail(ret, "reading the layout");
+	pending = info.node_state == UIDGEN_NODE_STATE_PENDING;
 
 	printf("device:    %s\n", dev);
-	printf("version:   %u.%u.%u\n", info.version >> 16,
-	       (info.version >> 8) & 0xff, info.version & 0xff);
+	/* The module's version is the module's to say (modinfo), not INFO's. */
+	f = fopen("/sys/module/uidgen/version", "re");
+	if (f && fgets(version, sizeof(version), f))
+		printf("version:   %s", version);
+	if (f)
+		fclose(f);
 	if (info.node_id == UIDGEN_NODE_NONE)
 		printf("node_id:   unassigned (no ID is issued until one is)\n");
 	else if (pending)
@@ -519,11 +527,10 @@ static int cmd_info(const char *dev)
 	printf("layout:    timestamp %u | node %u | slot %u | sequence %u bits\n",
 	       info.ts_bits, info.node_bits, info.slot_bits, info.seq_bits);
 	printf("slots:     %u\n", info.nr_slots);
-	printf("tick:      %u us, up to %llu IDs per tick per slot\n",
-	       info.tick_us, 1ULL << info.seq_bits);
-	format_time(info.epoch_ms, when, sizeof(when));
-	printf("epoch:     %llu ms (%s)\n", (unsigned long long)info.epoch_ms,
-	       when);
+	printf("tick:      %llu us, up to %llu IDs per tick per slot\n",
+	       (unsigned long long)info.tick_ns / 1000, 1ULL << info.seq_bits);
+	format_time(ns_ms(info.epoch_unix_ns), when, sizeof(when));
+	printf("epoch:     %llu ms (%s)\n", ns_ms(info.epoch_unix_ns), when);
 	/* The largest ID has every timestamp bit set. */
 	if (uidgen_decode(&info, ~0ULL >> 1, &p) == 0) {
 		format_time(p.unix_ms, when, sizeof(when));
@@ -560,33 +567,27 @@ struct uidgen *node_dev_open(const char *dev)
 	return g;
 }
 
-/*
- * The node's state, at the size this program knows (1.4). A 1.3 module
- * fills only the first 48 bytes: node_state then reads as what node_id
- * says, and the 1.4 fields stay 0.
- */
+/* The node's state and the layout; 0 or -errno. */
 int node_info(struct uidgen *g, struct uidgen_info *info)
 {
-	int ret = uidgen_info_sized(g, info, sizeof(*info));
+	int ret;
 
-	if (ret < 0)
-		return ret;
-	if (info->version < UIDGEN_V14)
-		info->node_state = info->node_id == UIDGEN_NODE_NONE ?
-			UIDGEN_NODE_STATE_NONE : UIDGEN_NODE_STATE_ACTIVE;
-	return 0;
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	ret = uidgen_info(g, info);
+	return ret < 0 ? ret : 0;
 }
 
 /* Assign @node, new or with @floor_ms, and @grant_ms (0: none); 0 or -errno. */
 int node_assign(struct uidgen *g, uint32_t node, int is_new,
 		       unsigned long long floor_ms, unsigned long long grant_ms)
 {
-	struct uidgen_assign_args a = {
+	struct uidgen_assign a = {
 		.size = sizeof(a),
-		.flags = is_new ? UIDGEN_ASSIGN_FLAG_NEW : 0,
-		.node = node,
-		.floor_ms = floor_ms,
-		.grant_ms = grant_ms,
+		.flags = is_new ? UIDGEN_ASSIGN_NEW : 0,
+		.node_id = node,
+		.floor_unix_ns = floor_ms * NS_PER_MS,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
 	};
 
 	return uidgen_assign(g, &a);
@@ -596,13 +597,24 @@ int node_assign(struct uidgen *g, uint32_t node, int is_new,
 int node_renew(struct uidgen *g, uint32_t node,
 		      unsigned long long grant_ms)
 {
-	struct uidgen_renew_args r = {
+	struct uidgen_renew r = {
 		.size = sizeof(r),
-		.node = node,
-		.grant_ms = grant_ms,
+		.node_id = node,
+		.grant_unix_ns = grant_ms * NS_PER_MS,
 	};
 
 	return uidgen_renew(g, &r);
+}
+
+/* Revoke whatever node ID is in force; 0 or -errno. */
+int node_revoke(struct uidgen *g)
+{
+	struct uidgen_revoke r = {
+		.size = sizeof(r),
+		.node_id = UIDGEN_NODE_NONE,
+	};
+
+	return uidgen_revoke(g, &r);
 }
 
 /* Say what a failed assign, renew or revoke means here, the errno first. */
@@ -620,7 +632,7 @@ int fail_node(int err, const char *what, uint32_t node)
 		break;
 	case E2BIG:
 	case EOPNOTSUPP:
-		fprintf(stderr, "%s: the loaded module predates node floors (uapi 1.4): upgrade it\n",
+		fprintf(stderr, "%s: the loaded module is older than this program's uapi: upgrade it\n",
 			prog);
 		break;
 	case ESTALE:
@@ -741,7 +753,7 @@ static int cmd_revoke(const char *dev)
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
-	ret = uidgen_revoke_node(g);
+	ret = node_revoke(g);
 	uidgen_close(g);
 	return ret ? fail(ret, "revoke-node") : 0;
 }
@@ -754,7 +766,7 @@ static void print_ms(const char *label, unsigned long long ms)
 	printf("%-15s %llu (%s)\n", label, ms, when);
 }
 
-/* Print one sysfs value under @label if the file exists (1.4 files). */
+/* Print one sysfs value under @label if the file exists. */
 static void print_sysfs_line(const char *sys, const char *label, const char *name)
 {
 	char path[256], line[256];
@@ -779,8 +791,8 @@ static int cmd_stats(const char *dev)
 	struct uidgen_info info;
 	unsigned long long v;
 	char path[256], line[256], sys[64];
-	int ret, have_info = 0;
 	struct timespec boot;
+	int ret;
 	struct uidgen *g;
 	struct stat st;
 	FILE *f;
@@ -798,7 +810,6 @@ static int cmd_stats(const char *dev)
 	uidgen_close(g);
 	if (ret)
 		return fail(ret, dev);
-	have_info = info.version >= UIDGEN_V14;
 	snprintf(sys, sizeof(sys), SYSFS_DEV);
 	if (!stat(dev, &st) && S_ISCHR(st.st_mode)) {
 		snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/",
@@ -814,56 +825,40 @@ static int cmd_stats(const char *dev)
 			return fail(ret, path);
 		print_ms(times[i], v);
 	}
-	if (have_info) {
-		printf("%-15s %s\n", "node_state",
-		       info.node_state < 3 ? states[info.node_state] : "?");
-		if (info.node_id != UIDGEN_NODE_NONE)
-			printf("%-15s %u\n", "node_id", info.node_id);
-		else
-			printf("%-15s none\n", "node_id");
-		if (info.floor_ms)
-			print_ms("floor_ms", info.floor_ms);
-		else
-			printf("%-15s 0 (none)\n", "floor_ms");
-		if (info.grant_ms) {
-			print_ms("grant_ms", info.grant_ms);
-			printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) persists a later mark as the next start's floor and raises it\n",
-			       "grant mode");
-			printf("%-15s this node ID on another machine, or a restored VM, without this machine's state file\n",
-			       "not covered");
-		} else {
-			printf("%-15s 0 (none)\n", "grant_ms");
-			printf("%-15s off: no grant limit\n", "grant mode");
-			printf("%-15s after a crash, the IDs issued since the floor was last saved: run uidgen-persist.service ('uidgen state keep')\n",
-			       "not covered");
-		}
-		if (info.deadline_ns) {
-			clock_gettime(CLOCK_BOOTTIME, &boot);
-			printf("%-15s %llu (CLOCK_BOOTTIME ns; in %.3f s)\n", "deadline_ns",
-			       (unsigned long long)info.deadline_ns,
-			       ((double)info.deadline_ns -
-				(boot.tv_sec * 1e9 + boot.tv_nsec)) / 1e9);
-		} else {
-			printf("%-15s 0 (none)\n", "deadline_ns");
-		}
-		printf("%-15s %llu\n", "token", (unsigned long long)info.token);
-		print_sysfs_line(sys, "grant_waits", "grant_waits");
-		print_sysfs_line(sys, "clock_offset_ms", "clock_offset_ms");
+	printf("%-15s %s\n", "node_state",
+	       info.node_state < 3 ? states[info.node_state] : "?");
+	if (info.node_id != UIDGEN_NODE_NONE)
+		printf("%-15s %u\n", "node_id", info.node_id);
+	else
+		printf("%-15s none\n", "node_id");
+	if (info.floor_unix_ns)
+		print_ms("floor_ms", ns_ms(info.floor_unix_ns));
+	else
+		printf("%-15s 0 (none)\n", "floor_ms");
+	if (info.grant_unix_ns) {
+		print_ms("grant_ms", ns_ms(info.grant_unix_ns));
+		printf("%-15s on: no tick after grant_ms is issued until a persister ('uidgen state keep' or a lease agent) persists a later mark as the next start's floor and raises it\n",
+		       "grant mode");
+		printf("%-15s this node ID on another machine, or a restored VM, without this machine's state file\n",
+		       "not covered");
 	} else {
-		/* A 1.3 module: the floor and node ID from its parameters. */
-		ret = read_u64(SYSFS_PARAM "floor_ms", &v);
-		if (ret)
-			return fail(ret, SYSFS_PARAM "floor_ms");
-		if (v)
-			print_ms("floor_ms", v);
-		else
-			printf("%-15s 0 (none)\n", "floor_ms");
-		f = fopen(SYSFS_PARAM "node_id", "re");
-		if (f && fgets(line, sizeof(line), f))
-			printf("%-15s %s", "node_id", line);
-		if (f)
-			fclose(f);
+		printf("%-15s 0 (none)\n", "grant_ms");
+		printf("%-15s off: no grant limit\n", "grant mode");
+		printf("%-15s after a crash, the IDs issued since the floor was last saved: run uidgen-persist.service ('uidgen state keep')\n",
+		       "not covered");
 	}
+	if (info.deadline_boot_ns) {
+		clock_gettime(CLOCK_BOOTTIME, &boot);
+		printf("%-15s %llu (CLOCK_BOOTTIME ns; in %.3f s)\n", "deadline_ns",
+		       (unsigned long long)info.deadline_boot_ns,
+		       ((double)info.deadline_boot_ns -
+			(boot.tv_sec * 1e9 + boot.tv_nsec)) / 1e9);
+	} else {
+		printf("%-15s 0 (none)\n", "deadline_ns");
+	}
+	printf("%-15s %llu\n", "token", (unsigned long long)info.token);
+	print_sysfs_line(sys, "grant_waits", "grant_waits");
+	print_sysfs_line(sys, "clock_offset_ms", "clock_offset_ms");
 	if (!read_u64(SYSFS_PARAM "max_borrow_ticks", &v))
 		printf("%-15s %llu\n", "max_borrow_ticks", v);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {

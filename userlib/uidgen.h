@@ -56,53 +56,21 @@ void uidgen_close(struct uidgen *g);
 int uidgen_next(struct uidgen *g, uint64_t *id);
 int uidgen_set_cache(struct uidgen *g, uint32_t max_run, uint32_t stale_ticks);
 long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n);
-/* Fills the first UIDGEN_INFO_SIZE_VER0 (48) bytes of *info, forever. */
-int uidgen_info(struct uidgen *g, struct uidgen_info *info);
-/* Fills up to size bytes; returns how many the kernel filled. */
-int uidgen_info_sized(struct uidgen *g, struct uidgen_info *info, size_t size);
-/* Names the node ID in force (a no-op; no floor): uidgen_assign() assigns. */
-int uidgen_set_node(struct uidgen *g, uint32_t node);
-/* uidgen_revoke(g, UIDGEN_NODE_NONE, 0). */
-int uidgen_revoke_node(struct uidgen *g);
 
 /*
- * The node's life (man 3 uidgen_assign), each call one operation, each
- * needing CAP_SYS_ADMIN. Times: floor_ms and grant_ms are Unix ms,
- * deadline_ns the caller's CLOCK_BOOTTIME in ns; 0 is "none" (at assign)
- * or "leave it" (at renew). token is the fencing token of the claim
- * (0: none). Each struct begins with its size (set it to sizeof) and a
- * flags word, so it can grow: a larger struct from a newer program is
- * taken if the bytes this library does not know are zero (-E2BIG if not),
- * a smaller one than this first version is -EINVAL, an unknown flag
- * -EOPNOTSUPP, a reserved field not 0 -EINVAL.
+ * The ioctls on the node and the layout, one call each (man 3
+ * uidgen_info, man 3 uidgen_assign). Each takes the uapi struct of its
+ * ioctl, <linux/uidgen.h>, with @size set by the caller to sizeof the
+ * struct as it knows it; the kernel checks it as it does any caller's
+ * (below the struct: -EINVAL; larger, with a tail that is not zero:
+ * -E2BIG; an unknown flag: -EOPNOTSUPP; __reserved not 0: -EINVAL).
+ * uidgen_info() returns the number of bytes the kernel filled; the
+ * others 0. Assign, renew and revoke need CAP_SYS_ADMIN.
  */
-#define UIDGEN_ASSIGN_FLAG_NEW	0x1U	/* the node ID never issued: no floor */
-
-struct uidgen_assign_args {
-	uint32_t size;		/* sizeof(struct uidgen_assign_args) */
-	uint32_t flags;		/* 0 or UIDGEN_ASSIGN_FLAG_NEW */
-	uint32_t node;		/* below 1 << node_bits */
-	uint32_t reserved;	/* 0 */
-	uint64_t floor_ms;	/* without FLAG_NEW: at or after every tick it issued */
-	uint64_t grant_ms;	/* 0: no grant limit */
-	uint64_t deadline_ns;	/* 0: no lease deadline */
-	uint64_t token;
-};
-
-struct uidgen_renew_args {
-	uint32_t size;		/* sizeof(struct uidgen_renew_args) */
-	uint32_t flags;		/* 0 */
-	uint32_t node;		/* the node ID in force */
-	uint32_t reserved;	/* 0 */
-	uint64_t grant_ms;	/* raise the grant to it; 0: leave it */
-	uint64_t deadline_ns;	/* move the deadline to it; 0: leave it */
-	uint64_t token;		/* non-zero: must be the token in force */
-};
-
-int uidgen_assign(struct uidgen *g, const struct uidgen_assign_args *a);
-int uidgen_renew(struct uidgen *g, const struct uidgen_renew_args *r);
-/* @node: the node ID in force or UIDGEN_NODE_NONE; @token 0 or in force. */
-int uidgen_revoke(struct uidgen *g, uint32_t node, uint64_t token);
+int uidgen_info(struct uidgen *g, struct uidgen_info *info);
+int uidgen_assign(struct uidgen *g, const struct uidgen_assign *req);
+int uidgen_renew(struct uidgen *g, const struct uidgen_renew *req);
+int uidgen_revoke(struct uidgen *g, const struct uidgen_revoke *req);
 /*
  * The device's fence generation (struct uidgen_page.fence): it changes at
  * every revoke, lease deadline and VM fork, with or without a node ID in
@@ -112,6 +80,7 @@ int uidgen_revoke(struct uidgen *g, uint32_t node, uint64_t token);
  */
 int uidgen_fence_gen(struct uidgen *g, uint32_t *fence);
 
+/* The layout a module loaded with no layout parameters uses. */
 void uidgen_default_info(struct uidgen_info *info);
 int uidgen_decode(const struct uidgen_info *info, uint64_t id,
 		  struct uidgen_parts *parts);

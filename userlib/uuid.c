@@ -16,8 +16,9 @@
  *    61..0   rand_b      the ID's node, slot and sequence bits
  *                        (63 - ts_bits of them), then zeros
  *
- * The tick start is exact in microseconds (epoch_ms * 1000 + tick *
- * tick_us), so unix_ts_ms and rand_a together give back the tick, and
+ * The tick start is exact in microseconds (epoch_unix_ns / 1000 + tick *
+ * tick_ns / 1000, for a layout whose tick and epoch are whole
+ * microseconds, as every module layout is), so unix_ts_ms and rand_a together give back the tick, and
  * rand_b the rest: nothing is lost. Each field only grows with the ID, so
  * memcmp() order of the UUIDs is the numeric order of the IDs.
  */
@@ -28,6 +29,7 @@
 #include "internal.h"
 
 #define UUID_US_PER_MS	1000ULL
+#define UUID_NS_PER_US	1000ULL
 #define UUID_FRAC	4096ULL		/* rand_a: 12 bits of fraction */
 #define UUID_MS_BITS	48
 #define UUID_RAND_B	62		/* rand_b's width */
@@ -53,17 +55,32 @@ static uint64_t get_be64(const uint8_t *p)
 }
 
 /*
+ * The layout's tick and epoch in microseconds; -EINVAL if either is not a
+ * whole number of them (the mapping would lose the tick).
+ */
+static int layout_us(const struct uidgen_info *info, uint64_t *tick_us,
+		     uint64_t *epoch_us)
+{
+	if (info->tick_ns % UUID_NS_PER_US || info->epoch_unix_ns % UUID_NS_PER_US)
+		return -EINVAL;
+	*tick_us = info->tick_ns / UUID_NS_PER_US;
+	*epoch_us = info->epoch_unix_ns / UUID_NS_PER_US;
+	return 0;
+}
+
+/*
  * The tick start of tick @tick in Unix microseconds, or -ERANGE if that
  * is beyond what 64 bits (or the UUID's 48-bit ms field) can hold.
  */
 static int tick_start_us(const struct uidgen_info *info, uint64_t tick,
 			 uint64_t *us)
 {
-	uint64_t epoch_us, t;
+	uint64_t tick_us, epoch_us, t;
+	int ret = layout_us(info, &tick_us, &epoch_us);
 
-	if (__builtin_mul_overflow(tick, (uint64_t)info->tick_us, &t) ||
-	    __builtin_mul_overflow((uint64_t)info->epoch_ms, UUID_US_PER_MS,
-				   &epoch_us) ||
+	if (ret)
+		return ret;
+	if (__builtin_mul_overflow(tick, tick_us, &t) ||
 	    __builtin_add_overflow(t, epoch_us, &t) ||
 	    (t / UUID_US_PER_MS) >> UUID_MS_BITS)
 		return -ERANGE;
@@ -104,13 +121,15 @@ int uidgen_from_uuid(const struct uidgen_info *info, const uint8_t uuid[16],
 		     uint64_t *id)
 {
 	uint64_t hi = get_be64(uuid), lo = get_be64(uuid + 8);
-	uint64_t frac = hi & 0xfff, sub, us, epoch_us, tick, rest, tail;
+	uint64_t frac = hi & 0xfff, sub, us, epoch_us, tick_us, tick, rest, tail;
 	unsigned int ver = (hi >> 12) & 0xf, low_bits;
 	struct uidgen_parts p;
 	int ret;
 
 	/* A layout uidgen_decode() refuses is refused here too. */
 	ret = uidgen_decode(info, 0, &p);
+	if (!ret)
+		ret = layout_us(info, &tick_us, &epoch_us);
 	if (ret)
 		return ret;
 	if ((ver != 7 && ver != 8) || lo >> UUID_RAND_B != 2)
@@ -120,12 +139,11 @@ int uidgen_from_uuid(const struct uidgen_info *info, const uint8_t uuid[16],
 	if (sub >= UUID_US_PER_MS || sub * UUID_FRAC / UUID_US_PER_MS != frac)
 		return -EINVAL;
 	us = (hi >> 16) * UUID_US_PER_MS + sub;	/* < 2^58: no overflow */
-	if (__builtin_mul_overflow((uint64_t)info->epoch_ms, UUID_US_PER_MS,
-				   &epoch_us) || us < epoch_us)
+	if (us < epoch_us)
 		return -ERANGE;
-	if ((us - epoch_us) % info->tick_us)
+	if ((us - epoch_us) % tick_us)
 		return -EINVAL;		/* not the start of a tick */
-	tick = (us - epoch_us) / info->tick_us;
+	tick = (us - epoch_us) / tick_us;
 	if (tick >> info->ts_bits)
 		return -ERANGE;
 	low_bits = UIDGEN_ID_BITS - info->ts_bits;

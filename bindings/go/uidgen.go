@@ -16,6 +16,7 @@ package uidgen
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -31,32 +32,39 @@ const (
 	batchMax = 65536
 	iocType  = 0xB9
 	iocInfo  = iocType<<8 | 0x02
-	iocRes   = iocType<<8 | 0x04
-	// CLOCK_BOOTTIME, which the kernel's expires_ns is on.
+	iocRes   = iocType<<8 | 0x03
+	// CLOCK_BOOTTIME, which the kernel's expires_boot_ns is on.
 	clockBoottime = 7
 	firstRun      = 16
 	staleTicks    = 1
 )
 
-// Info is struct uidgen_info (1.3 layout, 48 bytes): the layout in force and
-// the node ID.
+// Info is struct uidgen_info (96 bytes): the layout in force, the node ID
+// and its floor, grant, lease deadline and token; times in ns, the clock in
+// the name, as in the uapi.
 type Info struct {
-	Size     uint32
-	Flags    uint32
-	Version  uint32
-	NodeID   uint32 // 0xffffffff: none
-	TsBits   uint32
-	NodeBits uint32
-	SlotBits uint32
-	SeqBits  uint32
-	NrSlots  uint32
-	TickUs   uint32
-	EpochMs  uint64
+	Size            uint32
+	Flags           uint32
+	NodeID          uint32 // 0xffffffff: none
+	NodeState       uint32 // 0 none, 1 pending, 2 active
+	TsBits          uint32
+	NodeBits        uint32
+	SlotBits        uint32
+	SeqBits         uint32
+	NrSlots         uint32
+	reserved        uint32
+	TickNs          uint64
+	EpochUnixNs     uint64
+	FloorUnixNs     uint64
+	GrantUnixNs     uint64
+	DeadlineBootNs  uint64
+	Token           uint64
+	HighWaterUnixNs uint64
 }
 
 type reserve struct {
 	Size, Flags, Count, Fence uint32
-	First, ExpiresNs          uint64
+	First, ExpiresBootNs      uint64
 }
 
 // Parts are an ID's fields; UnixMs as libuidgen's uidgen_decode() gives it,
@@ -145,7 +153,7 @@ func Open(path string) (*Uidgen, error) {
 		syscall.Close(fd)
 		return nil, err
 	}
-	g.tickNs = uint64(g.layout.TickUs) * 1000
+	g.tickNs = g.layout.TickNs
 	g.maxRun = uint32(1) << g.layout.SeqBits / 4
 	if g.maxRun == 0 {
 		g.maxRun = 1
@@ -281,7 +289,7 @@ func (g *Uidgen) refill() (uint64, error) {
 	}
 	g.run, g.start, g.next, g.end = run, r.First, r.First+1, r.First+uint64(r.Count)
 	g.fence = r.Fence
-	g.deadline = int64(r.ExpiresNs + staleTicks*g.tickNs)
+	g.deadline = int64(r.ExpiresBootNs + staleTicks*g.tickNs)
 	g.cached = true
 	return r.First, nil
 }
@@ -380,13 +388,13 @@ func GetInfo() (Info, error) {
 
 // DefaultInfo is the layout of a module loaded with no layout parameters.
 func DefaultInfo() Info {
-	return Info{Size: 48, NodeID: nodeNone, TsBits: 41, NodeBits: 5, SlotBits: 5, SeqBits: 12,
-		NrSlots: 32, TickUs: 1000, EpochMs: 1767225600000}
+	return Info{Size: uint32(unsafe.Sizeof(Info{})), NodeID: nodeNone, TsBits: 41, NodeBits: 5,
+		SlotBits: 5, SeqBits: 12, NrSlots: 32, TickNs: 1000000, EpochUnixNs: 1767225600000000000}
 }
 
 func checkLayout(in Info) error {
 	if in.TsBits+in.NodeBits+in.SlotBits+in.SeqBits != idBits || in.TsBits == 0 ||
-		in.TickUs == 0 || in.SeqBits >= 32 || in.SlotBits >= 32 || in.NodeBits >= 32 {
+		in.TickNs == 0 || in.SeqBits >= 32 || in.SlotBits >= 32 || in.NodeBits >= 32 {
 		return &Error{Op: "layout", Errno: syscall.EINVAL}
 	}
 	return nil
@@ -414,17 +422,21 @@ func Decode(in Info, id uint64) (Parts, error) {
 	return p, nil
 }
 
-// The tick start in Unix us, and whether it fits 64 bits.
+// The tick start in Unix us (rounded down), and whether it fits 64 bits.
 func startUs(in Info, tick uint64) (uint64, bool) {
-	t := tick * uint64(in.TickUs)
-	if tick != 0 && t/tick != uint64(in.TickUs) {
+	hi, lo := bits.Mul64(tick, in.TickNs)
+	lo, c := bits.Add64(lo, in.EpochUnixNs, 0)
+	hi += c
+	if hi >= 1000 {
 		return 0, false
 	}
-	e := in.EpochMs * 1000
-	if e/1000 != in.EpochMs || t+e < t {
-		return 0, false
-	}
-	return t + e, true
+	us, _ := bits.Div64(hi, lo, 1000)
+	return us, true
+}
+
+// The UUID mapping is exact in microseconds: so must the tick and epoch be.
+func wholeUs(in Info) bool {
+	return in.TickNs%1000 == 0 && in.EpochUnixNs%1000 == 0
 }
 
 // ToUUID is the lossless, order-keeping UUIDv7 (v8 with v8 true) of id.
@@ -433,6 +445,9 @@ func ToUUID(in Info, id uint64, v8 bool) ([16]byte, error) {
 	p, err := Decode(in, id)
 	if err != nil {
 		return u, err
+	}
+	if !wholeUs(in) {
+		return u, &Error{Op: "uuid", Errno: syscall.EINVAL}
 	}
 	us := uint64(p.UnixUs)
 	if (us/1000)>>48 != 0 {
@@ -458,6 +473,9 @@ func FromUUID(in Info, u [16]byte) (uint64, error) {
 	if err := checkLayout(in); err != nil {
 		return 0, err
 	}
+	if !wholeUs(in) {
+		return 0, &Error{Op: "uuid", Errno: syscall.EINVAL}
+	}
 	var hi, lo uint64
 	for i := 0; i < 8; i++ {
 		hi = hi<<8 | uint64(u[i])
@@ -473,14 +491,14 @@ func FromUUID(in Info, u [16]byte) (uint64, error) {
 		return 0, bad
 	}
 	us := (hi>>16)*1000 + sub
-	e := in.EpochMs * 1000
-	if e/1000 != in.EpochMs || us < e {
+	e, tickUs := in.EpochUnixNs/1000, in.TickNs/1000
+	if us < e {
 		return 0, &Error{Op: "uuid", Errno: syscall.ERANGE}
 	}
-	if (us-e)%uint64(in.TickUs) != 0 {
+	if (us-e)%tickUs != 0 {
 		return 0, bad
 	}
-	tick := (us - e) / uint64(in.TickUs)
+	tick := (us - e) / tickUs
 	if tick>>in.TsBits != 0 {
 		return 0, &Error{Op: "uuid", Errno: syscall.ERANGE}
 	}

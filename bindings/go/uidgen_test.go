@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // required: UIDGEN_REQUIRE_DEVICE=1, the VM suite: nothing may skip.
@@ -229,10 +230,13 @@ func TestInfoIsTheModules(t *testing.T) {
 	}
 	if in.NodeID != want || uint64(in.TsBits) != par("ts_bits") || uint64(in.SeqBits) != par("seq_bits") ||
 		uint64(in.SlotBits) != par("slot_bits") || uint64(in.NodeBits) != par("node_bits") ||
-		uint64(in.TickUs) != par("tick_us") || in.EpochMs != par("epoch_ms") || in.Size != 48 {
+		in.TickNs != par("tick_us")*1000 || in.EpochUnixNs != par("epoch_ms")*1000000 ||
+		in.Size != uint64size(in) {
 		t.Fatalf("%+v", in)
 	}
 }
+
+func uint64size(in Info) uint32 { return uint32(unsafe.Sizeof(in)) }
 
 func TestNext(t *testing.T) {
 	want := node(t)

@@ -101,8 +101,9 @@ static struct uidgen *uidgen_pg_handle(void)
 	ret = uidgen_open_flags(&g, NULL, O_NONBLOCK);
 	if (ret)
 		uidgen_pg_error(-ret, "open " UIDGEN_DEVICE);
+	uidgen_layout.size = sizeof(uidgen_layout);
 	ret = uidgen_info(g, &uidgen_layout);
-	if (ret) {
+	if (ret < 0) {
 		uidgen_close(g);
 		uidgen_pg_error(-ret, "UIDGEN_IOC_INFO");
 	}
@@ -154,8 +155,8 @@ static int64 uidgen_pg_start_us(const struct uidgen_info *l, uint64_t id,
 	uint64_t us;
 
 	if (uidgen_decode(l, id, p) ||
-	    __builtin_mul_overflow(p->tick, (uint64_t)l->tick_us, &us) ||
-	    __builtin_add_overflow(us, (uint64_t)l->epoch_ms * 1000, &us) ||
+	    __builtin_mul_overflow(p->tick, l->tick_ns / 1000, &us) ||
+	    __builtin_add_overflow(us, l->epoch_unix_ns / 1000, &us) ||
 	    us >= (uint64_t)END_TIMESTAMP + (uint64_t)UIDGEN_PG_EPOCH_US)
 		ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
@@ -233,7 +234,8 @@ Datum uidgen_min_id_sql(PG_FUNCTION_ARGS)
 	const struct uidgen_info *l = uidgen_pg_layout();
 	TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
 	unsigned int low = UIDGEN_ID_BITS - l->ts_bits;
-	int64 epoch_us = (int64)l->epoch_ms * 1000, us;
+	int64 epoch_us = (int64)(l->epoch_unix_ns / 1000), us;
+	uint64_t tick_us = l->tick_ns / 1000;
 	uint64_t tick;
 
 	if (TIMESTAMP_NOT_FINITE(t))
@@ -243,7 +245,7 @@ Datum uidgen_min_id_sql(PG_FUNCTION_ARGS)
 	us = t + UIDGEN_PG_EPOCH_US;
 	if (us <= epoch_us)
 		PG_RETURN_INT64(0);
-	tick = ((uint64_t)(us - epoch_us) + l->tick_us - 1) / l->tick_us;
+	tick = ((uint64_t)(us - epoch_us) + tick_us - 1) / tick_us;
 	if (tick >> l->ts_bits)
 		ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),

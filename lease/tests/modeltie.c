@@ -11,11 +11,12 @@
  *
  * The model abstracts what the lease agent never does: it always passes
  * a token, and a deadline to assign (its opening renew leaves it: 0),
- * never sets a node pending, and gives NEW or a floor of its own. Rows outside that are left out and counted, with the
- * reason, as Promela comments ("skip: ..."). Times are mapped to small
+ * never sets a node pending, and gives NEW or a floor of its own. Rows
+ * outside that are left out and counted, with the reason, as Promela
+ * comments ("skip: ..."). Times are mapped to small
  * numbers by rank, per clock (the rules only compare times of one clock):
  * CLOCK_BOOTTIME (now, deadlines) and the wall clock (grants). The model
- * has no floor_ms of its own (a floor moves its ID clock), so floors are
+ * has no floor of its own (a floor moves its ID clock), so floors are
  * not compared.
  */
 #include <stdio.h>
@@ -69,8 +70,7 @@ static unsigned int rank(const struct clock *c, u64 v)
 
 static const char *skip_reason(const struct uidgen_rules_case *c)
 {
-	const struct uidgen_node *q = &c->req;
-	u32 how = q->flags & (R_NEW | R_FLOOR);
+	const struct uidgen_rules_req *q = &c->req;
 
 	if (c->op != RULES_ASSIGN && c->op != RULES_RENEW && c->op != RULES_REVOKE)
 		return "pending, floor and expiry calls: the agent only assigns, renews, revokes";
@@ -81,11 +81,11 @@ static const char *skip_reason(const struct uidgen_rules_case *c)
 	/* The agent's opening renew (install()) leaves the deadline (0). */
 	if (c->op == RULES_REVOKE || c->op == RULES_RENEW)
 		return NULL;
-	if (!q->deadline_ns)
+	if (!q->deadline_boot_ns)
 		return "an assignment with no deadline: the agent always passes one";
-	if (how != R_NEW && how != R_FLOOR)
-		return "neither or both of NEW and FLOOR: the agent passes one";
-	if (how == R_FLOOR && !q->floor_ms)
+	if (q->new && q->floor_unix_ns)
+		return "NEW with a floor: the agent passes one or the other";
+	if (!q->new && !q->floor_unix_ns)
 		return "a floor of 0: the agent never passes one";
 	if (q->node_id >= 1U << R_BITS)
 		return "a node ID that does not fit: the agent's come from node_bits";
@@ -123,12 +123,12 @@ int main(void)
 		const struct uidgen_rules_case *c = &uidgen_rules_cases[i];
 
 		add(&boot, c->now_ns);
-		add(&boot, c->before.deadline_ns);
-		add(&boot, c->after.deadline_ns);
-		add(&boot, c->req.deadline_ns);
-		add(&wall, c->before.grant_ms);
-		add(&wall, c->after.grant_ms);
-		add(&wall, c->req.grant_ms);
+		add(&boot, c->before.deadline_boot_ns);
+		add(&boot, c->after.deadline_boot_ns);
+		add(&boot, c->req.deadline_boot_ns);
+		add(&wall, c->before.grant_unix_ns);
+		add(&wall, c->after.grant_unix_ns);
+		add(&wall, c->req.grant_unix_ns);
 	}
 	qsort(boot.v, boot.n, sizeof(boot.v[0]), cmp);
 	qsort(wall.v, wall.n, sizeof(wall.v[0]), cmp);
@@ -138,7 +138,7 @@ int main(void)
 	for (i = 0; i < N_CASES; i++) {
 		const struct uidgen_rules_case *c = &uidgen_rules_cases[i];
 		const struct uidgen_node_rules *b = &c->before, *w = &c->after;
-		const struct uidgen_node *q = &c->req;
+		const struct uidgen_rules_req *q = &c->req;
 		const char *why = skip_reason(c);
 		unsigned int now = rank(&boot, c->now_ns);
 		int e = model_errno(c->ret);
@@ -155,26 +155,26 @@ int main(void)
 		printf("\tnow = %u; k_act[0] = %d; k_node[0] = %u; k_tok[0] = %llu; k_maxtok[0] = %llu;\n",
 		       now, b->node != R_NONE, node(b->node), (unsigned long long)b->token,
 		       (unsigned long long)b->max_token);
-		printf("\tk_grant[0] = %u; k_dl[0] = %u; h_r = 99;\n", rank(&wall, b->grant_ms),
-		       rank(&boot, b->deadline_ns));
+		printf("\tk_grant[0] = %u; k_dl[0] = %u; h_r = 99;\n", rank(&wall, b->grant_unix_ns),
+		       rank(&boot, b->deadline_boot_ns));
 		if (c->op == RULES_ASSIGN)
 			printf("\tkassign(0, %u, %d, 1, %u, %u, %llu);\n", q->node_id,
-			       !!(q->flags & R_NEW), rank(&wall, q->grant_ms),
-			       rank(&boot, q->deadline_ns), (unsigned long long)q->token);
+			       !!q->new, rank(&wall, q->grant_unix_ns),
+			       rank(&boot, q->deadline_boot_ns), (unsigned long long)q->token);
 		else if (c->op == RULES_RENEW)
 			printf("\tkrenew(0, %u, %u, %u, %llu);\n", q->node_id,
-			       rank(&wall, q->grant_ms), rank(&boot, q->deadline_ns),
+			       rank(&wall, q->grant_unix_ns), rank(&boot, q->deadline_boot_ns),
 			       (unsigned long long)q->token);
 		else
 			printf("\tkrevoke(0, %llu);\n", (unsigned long long)q->token);
 		printf("\tprintf(\"row %u: errno %%d, in force %%d\\n\", h_r, INFORCE(0));\n", i + 1);
 		printf("\tassert(h_r == %d);\n", e);
-		printf("\tassert(INFORCE(0) == %d);\n", w->node != R_NONE && w->deadline_ns > c->now_ns);
+		printf("\tassert(INFORCE(0) == %d);\n", w->node != R_NONE && w->deadline_boot_ns > c->now_ns);
 		printf("\tassert(k_maxtok[0] == %llu);\n", (unsigned long long)w->max_token);
-		if (w->node != R_NONE && w->deadline_ns > c->now_ns)
+		if (w->node != R_NONE && w->deadline_boot_ns > c->now_ns)
 			printf("\tassert(k_node[0] == %u && k_tok[0] == %llu && k_grant[0] == %u && k_dl[0] == %u);\n",
-			       w->node, (unsigned long long)w->token, rank(&wall, w->grant_ms),
-			       rank(&boot, w->deadline_ns));
+			       w->node, (unsigned long long)w->token, rank(&wall, w->grant_unix_ns),
+			       rank(&boot, w->deadline_boot_ns));
 	}
 	printf("\tprintf(\"tie: %u rows tied, %u left out\\n\")\n}\n", tied, skipped);
 	return 0;

@@ -50,9 +50,9 @@ int main(void)
 		expect("pending", w->pending, s.pending);
 		expect("token", w->token, s.token);
 		expect("max_token", w->max_token, s.max_token);
-		expect("floor_ms", w->floor_ms, s.floor_ms);
-		expect("grant_ms", w->grant_ms, s.grant_ms);
-		expect("deadline_ns", w->deadline_ns, s.deadline_ns);
+		expect("floor_unix_ns", w->floor_unix_ns, s.floor_unix_ns);
+		expect("grant_unix_ns", w->grant_unix_ns, s.grant_unix_ns);
+		expect("deadline_boot_ns", w->deadline_boot_ns, s.deadline_boot_ns);
 		expect("node_bits", w->node_bits, s.node_bits);
 		if (fails) {
 			fail++;

@@ -210,6 +210,12 @@ static void uidgen_clock_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t0, uidgen_ms_to_tick(g, 1796000000000ULL));
 	KUNIT_EXPECT_EQ(test, 0ULL, uidgen_ms_to_tick(g, 5));
 	KUNIT_EXPECT_EQ(test, 1796000000001ULL, uidgen_tick_end_ms(g, t0));
+	KUNIT_EXPECT_EQ(test, t0, uidgen_ns_to_tick(g, 1796000000000ULL * NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, t0, uidgen_ns_to_tick(g, 1796000000000ULL * NSEC_PER_MSEC + 999999));
+	KUNIT_EXPECT_EQ(test, t0 + 1, uidgen_ns_to_tick(g, 1796000000001ULL * NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, 0ULL, uidgen_ns_to_tick(g, 5));
+	KUNIT_EXPECT_EQ(test, 1796000000001ULL * NSEC_PER_MSEC, uidgen_tick_end_ns(g, t0));
+	KUNIT_EXPECT_EQ(test, U64_MAX, uidgen_tick_end_ns(g, U64_MAX / 2));
 	KUNIT_EXPECT_EQ(test, 1796000000000ULL, g->anchor_ms);
 	KUNIT_EXPECT_EQ(test, U64_MAX, uidgen_tick_start(g, U64_MAX / 2));
 }
@@ -596,12 +602,14 @@ static struct uidgen_node_ctl *new_node(struct kunit *test,
 	return n;
 }
 
-static int assign(struct uidgen_node_ctl *n, u32 node, u32 flags,
-		  u64 floor_ms, u64 grant_ms, u64 deadline, u64 token)
+/* @new: the node ID never issued (NEW), else @floor is its floor. */
+static int assign(struct uidgen_node_ctl *n, u32 node, bool new,
+		  u64 floor, u64 grant, u64 deadline, u64 token)
 {
-	struct uidgen_node req = {
-		.flags = flags, .node_id = node, .floor_ms = floor_ms,
-		.grant_ms = grant_ms, .deadline_ns = deadline, .token = token,
+	struct uidgen_rules_req req = {
+		.new = new, .node_id = node, .floor_unix_ns = floor,
+		.grant_unix_ns = grant, .deadline_boot_ns = deadline,
+		.token = token,
 	};
 
 	return uidgen_node_assign(n, &req);
@@ -623,20 +631,19 @@ static void uidgen_node_assign_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_NONE, state(n, &node));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, node);
 	/* The kernel never guesses a floor. */
-	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 3, 0, 0, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 3, UIDGEN_NODE_NEW | UIDGEN_NODE_FLOOR,
-					      1, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, -ERANGE, assign(n, 32, UIDGEN_NODE_NEW, 0, 0, 0, 0));
-	KUNIT_ASSERT_EQ(test, 0, assign(n, 3, UIDGEN_NODE_NEW, 0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 3, false, 0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 3, true, 1, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, -ERANGE, assign(n, 32, true, 0, 0, 0, 0));
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 3, true, 0, 0, 0, 0));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_ACTIVE, state(n, &node));
 	KUNIT_EXPECT_EQ(test, 3U, node);
-	KUNIT_EXPECT_EQ(test, -EBUSY, assign(n, 6, UIDGEN_NODE_NEW, 0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, -EBUSY, assign(n, 6, true, 0, 0, 0, 0));
 
 	/* The VM-fork path revokes and moves the fence; so does a revoke. */
 	uidgen_node_vmfork(n);
 	KUNIT_EXPECT_EQ(test, -1, n->node);
 	KUNIT_EXPECT_EQ(test, 1U, n->page->fence);
-	KUNIT_EXPECT_EQ(test, 0, assign(n, 5, UIDGEN_NODE_NEW, 0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, 0, assign(n, 5, true, 0, 0, 0, 0));
 	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 6, 0, "test"));
 	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 5, 0, "test"));
 	KUNIT_EXPECT_EQ(test, 2U, n->page->fence);
@@ -657,9 +664,9 @@ static void uidgen_node_pending_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_PENDING, state(n, &node));
 	KUNIT_EXPECT_EQ(test, 7U, node);
 	KUNIT_EXPECT_EQ(test, -1, n->node);
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_floor(n, floor));
+	KUNIT_ASSERT_EQ(test, 0, uidgen_node_floor(n, floor * NSEC_PER_MSEC));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_ACTIVE, state(n, &node));
-	KUNIT_EXPECT_EQ(test, floor, n->floor_ms);
+	KUNIT_EXPECT_EQ(test, floor * NSEC_PER_MSEC, n->floor_unix_ns);
 	/* The clock now reads past the floor's tick. */
 	KUNIT_EXPECT_GT(test, uidgen_tick(g, ktime_get_boottime_ns()),
 			uidgen_ms_to_tick(g, floor));
@@ -678,10 +685,10 @@ static void uidgen_node_token_test(struct kunit *test)
 	struct uidgen_gen *g = new_gen(test, &l);
 	struct uidgen_node_ctl *n = new_node(test, g);
 	u64 boot = ktime_get_boottime_ns();
-	struct uidgen_node renew = { .node_id = 2, .token = 40 };
+	struct uidgen_rules_req renew = { .node_id = 2, .token = 40 };
 
-	KUNIT_EXPECT_EQ(test, -ETIME, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 1, 41));
-	KUNIT_ASSERT_EQ(test, 0, assign(n, 2, UIDGEN_NODE_NEW, 0, 0,
+	KUNIT_EXPECT_EQ(test, -ETIME, assign(n, 2, true, 0, 0, 1, 41));
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 2, true, 0, 0,
 					boot + 3600 * NSEC_PER_SEC, 41));
 	KUNIT_EXPECT_EQ(test, 41ULL, n->token);
 	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew));
@@ -693,11 +700,11 @@ static void uidgen_node_token_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 2, 40, "test"));
 	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 2, 41, "test"));
 	/* A claim older than one already seen is refused. */
-	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 40));
+	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, true, 0, 0, 0, 40));
 	/* So is the one revoked: a restored etcd reissues revisions. */
-	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 41));
+	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, true, 0, 0, 0, 41));
 	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew));
-	KUNIT_EXPECT_EQ(test, 0, assign(n, 2, UIDGEN_NODE_NEW, 0, 0, 0, 42));
+	KUNIT_EXPECT_EQ(test, 0, assign(n, 2, true, 0, 0, 0, 42));
 	uidgen_node_destroy(n);
 }
 
@@ -710,7 +717,7 @@ static void uidgen_node_deadline_test(struct kunit *test)
 	u64 boot = ktime_get_boottime_ns();
 	int i;
 
-	KUNIT_ASSERT_EQ(test, 0, assign(n, 1, UIDGEN_NODE_NEW, 0, 0,
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 1, true, 0, 0,
 					boot + 50 * NSEC_PER_MSEC, 0));
 	/* The fence moves last, after the grace period. */
 	for (i = 0; i < 200 && !READ_ONCE(n->page->fence); i++)
@@ -730,12 +737,12 @@ static void uidgen_node_late_renew_test(struct kunit *test)
 	struct uidgen_layout l = DEFAULT_LAYOUT;
 	struct uidgen_gen *g = new_gen(test, &l);
 	struct uidgen_node_ctl *n = new_node(test, g);
-	struct uidgen_node renew = {
+	struct uidgen_rules_req renew = {
 		.node_id = 1, .token = 7,
-		.deadline_ns = ktime_get_boottime_ns() + 3600 * NSEC_PER_SEC,
+		.deadline_boot_ns = ktime_get_boottime_ns() + 3600 * NSEC_PER_SEC,
 	};
 
-	KUNIT_ASSERT_EQ(test, 0, assign(n, 1, UIDGEN_NODE_NEW, 0, 0,
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 1, true, 0, 0,
 					ktime_get_boottime_ns() + 20 * NSEC_PER_MSEC, 7));
 	hrtimer_cancel(&n->deadline_timer);
 	msleep(40);
@@ -744,8 +751,8 @@ static void uidgen_node_late_renew_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
 	/* A floor of 0 is not a floor; a huge grant is still a grant. */
-	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 1, UIDGEN_NODE_FLOOR, 0, 0, 0, 8));
-	KUNIT_EXPECT_EQ(test, 0, assign(n, 1, UIDGEN_NODE_NEW, 0, U64_MAX, 0, 8));
+	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 1, false, 0, 0, 0, 8));
+	KUNIT_EXPECT_EQ(test, 0, assign(n, 1, true, 0, U64_MAX, 0, 8));
 	KUNIT_EXPECT_EQ(test, g->max_tick, g->grant_tick);
 	uidgen_node_destroy(n);
 }

@@ -33,7 +33,7 @@ enum uidgen_rules_op {
  * @op: which rule
  * @before: the state it starts from
  * @req: the request (RULES_REVOKE: node_id and token; RULES_SET_PENDING:
- *	node_id; RULES_FLOOR: floor_ms; RULES_NEW, RULES_EXPIRE: nothing)
+ *	node_id; RULES_FLOOR: floor_unix_ns; RULES_NEW, RULES_EXPIRE: nothing)
  * @now_ns: CLOCK_BOOTTIME at the call
  * @ret: the errno expected (0 or negative)
  * @act: the actions expected
@@ -43,7 +43,7 @@ struct uidgen_rules_case {
 	const char *name;
 	enum uidgen_rules_op op;
 	struct uidgen_node_rules before;
-	struct uidgen_node req;
+	struct uidgen_rules_req req;
 	u64 now_ns;
 	int ret;
 	unsigned int act;
@@ -56,8 +56,8 @@ struct uidgen_rules_case {
 #define R_LATEST	(R_NOW + 20000000000ULL)
 #define R_NONE		UIDGEN_NODE_NONE
 #define R_NODL		UIDGEN_RULES_NO_DEADLINE
-#define R_NEW		UIDGEN_NODE_NEW
-#define R_FLOOR		UIDGEN_NODE_FLOOR
+#define R_NEW		true
+#define R_FLOOR		false
 /* What a new node ID's assignment carries out (with its floor, if any). */
 #define R_PUBLISH	(UIDGEN_RULES_FENCE_SLOTS | UIDGEN_RULES_SET_GRANT | \
 			 UIDGEN_RULES_DEADLINE | UIDGEN_RULES_PUBLISH)
@@ -65,8 +65,8 @@ struct uidgen_rules_case {
 /* A state: node in force, pending, token, max_token, floor, grant, deadline. */
 #define RS(nd, pd, tok, max, fl, gr, dl) {				\
 	.node_bits = R_BITS, .node = (nd), .pending = (pd),		\
-	.token = (tok), .max_token = (max), .floor_ms = (fl),		\
-	.grant_ms = (gr), .deadline_ns = (dl) }
+	.token = (tok), .max_token = (max), .floor_unix_ns = (fl),		\
+	.grant_unix_ns = (gr), .deadline_boot_ns = (dl) }
 /* Nothing in force or pending (after a revoke: @max and @fl stay). */
 #define RS_OFF(max, fl)		RS(R_NONE, R_NONE, 0, max, fl, 0, R_NODL)
 #define RS_ON(nd, tok, max, fl, gr, dl)	RS(nd, R_NONE, tok, max, fl, gr, dl)
@@ -74,10 +74,10 @@ struct uidgen_rules_case {
 #define RS_HELD		RS_ON(3, 7, 7, 5000, 9000, R_LATER)
 /* The same, its lease deadline reached now. */
 #define RS_ENDED	RS_ON(3, 7, 7, 5000, 9000, R_NOW)
-/* A request: flags, node_id, floor_ms, grant_ms, deadline_ns, token. */
-#define RQ(fl, nd, flo, gr, dl, tok) {					\
-	.flags = (fl), .node_id = (nd), .floor_ms = (flo),		\
-	.grant_ms = (gr), .deadline_ns = (dl), .token = (tok) }
+/* A request: new, node_id, floor, grant, deadline, token. */
+#define RQ(nw, nd, flo, gr, dl, tok) {					\
+	.new = (nw), .node_id = (nd), .floor_unix_ns = (flo),		\
+	.grant_unix_ns = (gr), .deadline_boot_ns = (dl), .token = (tok) }
 #define RQ_NONE		RQ(0, R_NONE, 0, 0, 0, 0)
 
 static const struct uidgen_rules_case uidgen_rules_cases[] = {
@@ -88,12 +88,15 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "assign FLOOR with grant, lease and token", RULES_ASSIGN, RS_OFF(0, 0),
 	  RQ(R_FLOOR, 3, 5000, 9000, R_LATER, 7), R_NOW, 0,
 	  UIDGEN_RULES_FLOOR | R_PUBLISH, RS_HELD },
-	{ "assign neither NEW nor FLOOR", RULES_ASSIGN, RS_OFF(0, 0),
-	  RQ(0, 3, 0, 0, 0, 0), R_NOW, -EINVAL, 0, RS_OFF(0, 0) },
-	{ "assign both NEW and FLOOR", RULES_ASSIGN, RS_OFF(0, 0),
-	  RQ(R_NEW | R_FLOOR, 3, 1, 0, 0, 0), R_NOW, -EINVAL, 0, RS_OFF(0, 0) },
-	{ "assign FLOOR with a floor of 0", RULES_ASSIGN, RS_OFF(0, 0),
+	{ "assign NEW with a floor", RULES_ASSIGN, RS_OFF(0, 0),
+	  RQ(R_NEW, 3, 1, 0, 0, 0), R_NOW, -EINVAL, 0, RS_OFF(0, 0) },
+	{ "assign with a floor of 0 and not NEW", RULES_ASSIGN, RS_OFF(0, 0),
 	  RQ(R_FLOOR, 3, 0, 0, 0, 0), R_NOW, -EINVAL, 0, RS_OFF(0, 0) },
+	{ "assign NEW with a floor, another node ID in force", RULES_ASSIGN,
+	  RS_HELD, RQ(R_NEW, 4, 1, 0, 0, 8), R_NOW, -EINVAL, 0, RS_HELD },
+	{ "assign with a floor of 0 once the lease ended", RULES_ASSIGN,
+	  RS_ENDED, RQ(R_FLOOR, 3, 0, 0, 0, 8), R_NOW, -EINVAL,
+	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
 	{ "assign a node ID beyond node_bits", RULES_ASSIGN, RS_OFF(0, 0),
 	  RQ(R_NEW, 32, 0, 0, 0, 0), R_NOW, -ERANGE, 0, RS_OFF(0, 0) },
 	{ "assign with a deadline now", RULES_ASSIGN, RS_OFF(0, 0),
@@ -152,44 +155,44 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 
 	/* Renew */
 	{ "renew raises the grant and moves the deadline", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 9500, R_LATEST, 7), R_NOW, 0,
+	  RQ(0, 3, 0, 9500, R_LATEST, 7), R_NOW, 0,
 	  UIDGEN_RULES_RAISE_GRANT | UIDGEN_RULES_DEADLINE,
 	  RS_ON(3, 7, 7, 5000, 9500, R_LATEST) },
 	{ "renew with no grant or deadline changes nothing", RULES_RENEW,
-	  RS_HELD, RQ(UIDGEN_NODE_RENEW, 3, 0, 0, 0, 7), R_NOW, 0, 0, RS_HELD },
+	  RS_HELD, RQ(0, 3, 0, 0, 0, 7), R_NOW, 0, 0, RS_HELD },
 	{ "renew with a lower grant leaves it", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 8000, 0, 7), R_NOW, 0, 0, RS_HELD },
+	  RQ(0, 3, 0, 8000, 0, 7), R_NOW, 0, 0, RS_HELD },
 	{ "renew with no token names the node ID alone", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_LATEST, 0), R_NOW, 0,
+	  RQ(0, 3, 0, 0, R_LATEST, 0), R_NOW, 0,
 	  UIDGEN_RULES_DEADLINE, RS_ON(3, 7, 7, 5000, 9000, R_LATEST) },
 	{ "renew with nothing in force", RULES_RENEW, RS_OFF(7, 5000),
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_LATER, 7), R_NOW, -EADDRNOTAVAIL, 0,
+	  RQ(0, 3, 0, 0, R_LATER, 7), R_NOW, -EADDRNOTAVAIL, 0,
 	  RS_OFF(7, 5000) },
 	{ "renew once the lease ended: it stays ended", RULES_RENEW, RS_ENDED,
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 9500, R_LATEST, 7), R_NOW, -EADDRNOTAVAIL,
+	  RQ(0, 3, 0, 9500, R_LATEST, 7), R_NOW, -EADDRNOTAVAIL,
 	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
 	{ "renew another node ID", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 4, 0, 0, R_LATEST, 7), R_NOW, -ESTALE, 0,
+	  RQ(0, 4, 0, 0, R_LATEST, 7), R_NOW, -ESTALE, 0,
 	  RS_HELD },
 	{ "renew another token", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_LATEST, 6), R_NOW, -ESTALE, 0,
+	  RQ(0, 3, 0, 0, R_LATEST, 6), R_NOW, -ESTALE, 0,
 	  RS_HELD },
 	{ "renew with a deadline now", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 7), R_NOW, -ETIME, 0, RS_HELD },
+	  RQ(0, 3, 0, 0, R_NOW, 7), R_NOW, -ETIME, 0, RS_HELD },
 	/*
 	 * One errno order: the request first (a deadline already past is
 	 * ETIME whatever is in force), then the state (EADDRNOTAVAIL, then
 	 * ESTALE); the lease's own end is seen before either.
 	 */
 	{ "renew with a deadline now, another node ID", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 4, 0, 0, R_NOW, 7), R_NOW, -ETIME, 0, RS_HELD },
+	  RQ(0, 4, 0, 0, R_NOW, 7), R_NOW, -ETIME, 0, RS_HELD },
 	{ "renew with a deadline now, another token", RULES_RENEW, RS_HELD,
-	  RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 6), R_NOW, -ETIME, 0, RS_HELD },
+	  RQ(0, 3, 0, 0, R_NOW, 6), R_NOW, -ETIME, 0, RS_HELD },
 	{ "renew with a deadline now, nothing in force", RULES_RENEW,
-	  RS_OFF(7, 5000), RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 7), R_NOW,
+	  RS_OFF(7, 5000), RQ(0, 3, 0, 0, R_NOW, 7), R_NOW,
 	  -ETIME, 0, RS_OFF(7, 5000) },
 	{ "renew with a deadline now, once the lease ended", RULES_RENEW,
-	  RS_ENDED, RQ(UIDGEN_NODE_RENEW, 3, 0, 0, R_NOW, 7), R_NOW, -ETIME,
+	  RS_ENDED, RQ(0, 3, 0, 0, R_NOW, 7), R_NOW, -ETIME,
 	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
 
 	/* Revoke */
@@ -203,31 +206,31 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RS(R_NONE, 5, 0, 0, 0, 0, R_NODL), RQ_NONE, R_NOW, 0,
 	  UIDGEN_RULES_REVOKE, RS_OFF(0, 0) },
 	{ "revoke naming the node ID and token in force", RULES_REVOKE, RS_HELD,
-	  RQ(UIDGEN_NODE_REVOKE, 3, 0, 0, 0, 7), R_NOW, 0, UIDGEN_RULES_REVOKE,
+	  RQ(0, 3, 0, 0, 0, 7), R_NOW, 0, UIDGEN_RULES_REVOKE,
 	  RS_OFF(7, 5000) },
 	{ "revoke naming another node ID", RULES_REVOKE, RS_HELD,
-	  RQ(UIDGEN_NODE_REVOKE, 4, 0, 0, 0, 0), R_NOW, -ESTALE, 0, RS_HELD },
+	  RQ(0, 4, 0, 0, 0, 0), R_NOW, -ESTALE, 0, RS_HELD },
 	{ "revoke naming another token", RULES_REVOKE, RS_HELD,
-	  RQ(UIDGEN_NODE_REVOKE, R_NONE, 0, 0, 0, 6), R_NOW, -ESTALE, 0,
+	  RQ(0, R_NONE, 0, 0, 0, 6), R_NOW, -ESTALE, 0,
 	  RS_HELD },
 	{ "revoke naming a node ID, nothing in force", RULES_REVOKE,
-	  RS_OFF(7, 5000), RQ(UIDGEN_NODE_REVOKE, 3, 0, 0, 0, 0), R_NOW, 0,
+	  RS_OFF(7, 5000), RQ(0, 3, 0, 0, 0, 0), R_NOW, 0,
 	  UIDGEN_RULES_REVOKE, RS_OFF(7, 5000) },
 	{ "revoke naming a token, nothing in force", RULES_REVOKE,
-	  RS_OFF(7, 5000), RQ(UIDGEN_NODE_REVOKE, R_NONE, 0, 0, 0, 7), R_NOW,
+	  RS_OFF(7, 5000), RQ(0, R_NONE, 0, 0, 0, 7), R_NOW,
 	  -ESTALE, 0, RS_OFF(7, 5000) },
 	/*
 	 * Every rule sees first whether the lease ended, so that the answer
 	 * never depends on whether the expiry work has run yet.
 	 */
 	{ "revoke with the token of a lease that ended", RULES_REVOKE, RS_ENDED,
-	  RQ(UIDGEN_NODE_REVOKE, R_NONE, 0, 0, 0, 7), R_NOW, -ESTALE,
+	  RQ(0, R_NONE, 0, 0, 0, 7), R_NOW, -ESTALE,
 	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
 	{ "revoke with no token once the lease ended", RULES_REVOKE, RS_ENDED,
 	  RQ_NONE, R_NOW, 0, UIDGEN_RULES_EXPIRE | UIDGEN_RULES_REVOKE,
 	  RS_OFF(7, 5000) },
 
-	/* Pending node IDs (the node_id parameter), floor_ms, node_new */
+	/* Pending node IDs (the node_id parameter), floor_unix_ns, node_new */
 	{ "set pending with nothing in force", RULES_SET_PENDING,
 	  RS_OFF(7, 5000), RQ(0, 5, 0, 0, 0, 0), R_NOW, 0, UIDGEN_RULES_PENDING,
 	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL) },
@@ -237,15 +240,15 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RS_HELD, RQ(0, 5, 0, 0, 0, 0), R_NOW, -EBUSY, 0, RS_HELD },
 	{ "set pending the node ID in force: no change", RULES_SET_PENDING,
 	  RS_HELD, RQ(0, 3, 0, 0, 0, 0), R_NOW, 0, 0, RS_HELD },
-	{ "floor_ms raises the floor", RULES_FLOOR, RS_HELD,
+	{ "floor_unix_ns raises the floor", RULES_FLOOR, RS_HELD,
 	  RQ(0, 0, 6000, 0, 0, 0), R_NOW, 0, UIDGEN_RULES_FLOOR,
 	  RS_ON(3, 7, 7, 6000, 9000, R_LATER) },
-	{ "floor_ms lower than the floor: no change", RULES_FLOOR, RS_HELD,
+	{ "floor_unix_ns lower than the floor: no change", RULES_FLOOR, RS_HELD,
 	  RQ(0, 0, 4000, 0, 0, 0), R_NOW, 0, 0, RS_HELD },
-	{ "floor_ms completes a pending node ID", RULES_FLOOR,
+	{ "floor_unix_ns completes a pending node ID", RULES_FLOOR,
 	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL), RQ(0, 0, 6000, 0, 0, 0), R_NOW,
 	  0, UIDGEN_RULES_FLOOR | R_PUBLISH, RS_ON(5, 0, 7, 6000, 0, R_NODL) },
-	{ "floor_ms of 0 for a pending node ID", RULES_FLOOR,
+	{ "floor_unix_ns of 0 for a pending node ID", RULES_FLOOR,
 	  RS(R_NONE, 5, 0, 0, 0, 0, R_NODL), RQ(0, 0, 0, 0, 0, 0), R_NOW,
 	  -EINVAL, 0, RS(R_NONE, 5, 0, 0, 0, 0, R_NODL) },
 	{ "node_new completes a pending node ID", RULES_NEW,
@@ -261,7 +264,7 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL) },
 	{ "node_new once the lease ended", RULES_NEW, RS_ENDED, RQ_NONE, R_NOW,
 	  -ENOENT, UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
-	{ "floor_ms once the lease ended", RULES_FLOOR, RS_ENDED,
+	{ "floor_unix_ns once the lease ended", RULES_FLOOR, RS_ENDED,
 	  RQ(0, 0, 6000, 0, 0, 0), R_NOW, 0,
 	  UIDGEN_RULES_EXPIRE | UIDGEN_RULES_FLOOR, RS_OFF(7, 6000) },
 	{ "assign a node ID beyond node_bits once the lease ended",
@@ -322,7 +325,7 @@ static inline int uidgen_rules_case_run(const struct uidgen_rules_case *c,
 		return uidgen_rules_set_pending(s, c->req.node_id, c->now_ns,
 						act);
 	case RULES_FLOOR:
-		return uidgen_rules_floor(s, c->req.floor_ms, c->now_ns, act);
+		return uidgen_rules_floor(s, c->req.floor_unix_ns, c->now_ns, act);
 	case RULES_NEW:
 		return uidgen_rules_new(s, c->now_ns, act);
 	case RULES_EXPIRE:

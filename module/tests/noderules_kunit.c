@@ -29,9 +29,9 @@ static void uidgen_rules_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, want->pending, s.pending);
 	KUNIT_EXPECT_EQ(test, want->token, s.token);
 	KUNIT_EXPECT_EQ(test, want->max_token, s.max_token);
-	KUNIT_EXPECT_EQ(test, want->floor_ms, s.floor_ms);
-	KUNIT_EXPECT_EQ(test, want->grant_ms, s.grant_ms);
-	KUNIT_EXPECT_EQ(test, want->deadline_ns, s.deadline_ns);
+	KUNIT_EXPECT_EQ(test, want->floor_unix_ns, s.floor_unix_ns);
+	KUNIT_EXPECT_EQ(test, want->grant_unix_ns, s.grant_unix_ns);
+	KUNIT_EXPECT_EQ(test, want->deadline_boot_ns, s.deadline_boot_ns);
 	KUNIT_EXPECT_EQ(test, want->node_bits, s.node_bits);
 }
 

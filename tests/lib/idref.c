@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 	char line[128], u7[UIDGEN_UUID_STR_MAX], u8t[UIDGEN_UUID_STR_MAX];
 	char ulid[UIDGEN_UUID_STR_MAX];
 	int def = 0, uuids = 0, i, ret;
-	struct uidgen_info info;
+	struct uidgen_info info = { .size = sizeof(info) };
 	struct uidgen_parts p;
 	uint8_t u[16], v[16];
 	struct uidgen *g;
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	}
 	if (def) {
 		uidgen_default_info(&info);
-	} else if ((ret = uidgen_open(&g, NULL)) || (ret = uidgen_info(g, &info))) {
+	} else if ((ret = uidgen_open(&g, NULL)) || (ret = uidgen_info(g, &info)) < 0) {
 		fprintf(stderr, "idref: /dev/uid: %s\n", strerror(-ret));
 		return 1;
 	}

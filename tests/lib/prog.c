@@ -6,11 +6,11 @@
 int main(void)
 {
 	struct uidgen_parts p;
-	struct uidgen_info info;
+	struct uidgen_info info = { .size = sizeof(info) };
 	struct uidgen *g;
 	uint64_t id;
 
-	if (uidgen_open(&g, NULL) || uidgen_info(g, &info) ||
+	if (uidgen_open(&g, NULL) || uidgen_info(g, &info) < 0 ||
 	    uidgen_next(g, &id) || uidgen_decode(&info, id, &p))
 		return 1;
 	printf("node=%u\n", p.node);

@@ -196,7 +196,7 @@ static void test_decode(void)
 		in.node_bits = layouts[i][1];
 		in.slot_bits = layouts[i][2];
 		in.seq_bits = layouts[i][3];
-		in.tick_us = layouts[i][4];
+		in.tick_ns = layouts[i][4] * 1000ULL;
 		for (k = 0; k < 1000; k++) {
 			uint64_t tick = rnd() & ((1ULL << in.ts_bits) - 1);
 			uint32_t node = rnd() & ((1ULL << in.node_bits) - 1);
@@ -208,8 +208,8 @@ static void test_decode(void)
 			CHECK(ret == 0 && p.tick == tick && p.node == node &&
 			      p.slot == slot && p.seq == seq,
 			      "layout %u id %llu", i, (unsigned long long)id);
-			CHECK(ret == 0 && p.unix_ms == (int64_t)(in.epoch_ms +
-				(unsigned __int128)tick * in.tick_us / 1000),
+			CHECK(ret == 0 && p.unix_ms == (int64_t)((in.epoch_unix_ns +
+				(unsigned __int128)tick * in.tick_ns) / 1000000),
 			      "layout %u time of tick %llu", i,
 			      (unsigned long long)tick);
 		}
@@ -223,11 +223,22 @@ static void test_decode(void)
 	in.seq_bits = 13;
 	CHECK(uidgen_decode(&in, 1, &p) == -EINVAL, "widths add to 64");
 	uidgen_default_info(&in);
-	in.tick_us = 0;
+	in.tick_ns = 0;
 	CHECK(uidgen_decode(&in, 1, &p) == -EINVAL, "zero tick");
 	uidgen_default_info(&in);
-	in.epoch_ms = UINT64_MAX - 5;
+	in.epoch_unix_ns = UINT64_MAX - 5;
+	CHECK(uidgen_decode(&in, (1ULL << 63) - 1, &p) == 0 &&
+	      p.unix_ms == (int64_t)(((unsigned __int128)(UINT64_MAX - 5) +
+				      ((1ULL << 41) - 1) * 1000000ULL) / 1000000),
+	      "a late epoch: %lld", (long long)p.unix_ms);
+	in.tick_ns = UINT64_MAX;
 	CHECK(uidgen_decode(&in, (1ULL << 63) - 1, &p) == -ERANGE, "time overflows");
+	/* A tick that is not whole ms: the time rounds down, as ns would. */
+	uidgen_default_info(&in);
+	in.tick_ns = 1500000;
+	CHECK(uidgen_decode(&in, 3ULL << 22, &p) == 0 &&
+	      p.unix_ms == 1767225600000LL + 4, "1.5 ms ticks: %lld",
+	      (long long)p.unix_ms);
 
 	/*
 	 * Widths whose 32-bit sum wraps around to 63: 31 + 31 + 2 below the
@@ -250,16 +261,11 @@ static void test_decode(void)
 }
 
 /*
- * soname 1 froze struct uidgen_info at uapi 1.3's 48 bytes: a program
- * built then has 48 bytes there, and uidgen_info() and
- * uidgen_default_info() must never write past them, whatever size the
- * header the library was built with gives the struct.
+ * uidgen_info() passes the caller's size on, as every node call does: the
+ * kernel fills at most that many bytes and says how many it filled.
  */
 struct info_canary {
-	union {
-		struct uidgen_info info;
-		unsigned char bytes[UIDGEN_INFO_SIZE_VER0];
-	} u;
+	struct uidgen_info info;
 	unsigned char canary[256];
 };
 
@@ -276,26 +282,29 @@ static int canary_intact(const struct info_canary *c, size_t from)
 
 static void test_info_abi(void)
 {
+	struct {
+		struct uidgen_info info;
+		uint64_t tail[2];
+	} big;
 	struct info_canary c;
 	struct uidgen *g;
 	int ret;
 
-	CHECK(offsetof(struct uidgen_info, epoch_ms) + 8 == UIDGEN_INFO_SIZE_VER0,
-	      "the 1.3 struct ends with epoch_ms");
 	memset(&c, 0xa5, sizeof(c));
-	uidgen_default_info(&c.u.info);
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0),
-	      "uidgen_default_info() wrote past 48 bytes");
-	CHECK(c.u.info.size == UIDGEN_INFO_SIZE_VER0 &&
-	      c.u.info.ts_bits == UIDGEN_DEFAULT_TS_BITS,
-	      "default info: size %u", c.u.info.size);
+	uidgen_default_info(&c.info);
+	CHECK(canary_intact(&c, sizeof(c.info)),
+	      "uidgen_default_info() wrote past the struct");
+	CHECK(c.info.size == sizeof(c.info) && c.info.ts_bits == 41 &&
+	      c.info.tick_ns == 1000000 &&
+	      c.info.epoch_unix_ns == 1767225600000000000ULL,
+	      "default info: size %u", c.info.size);
 
-	/* Not a uidgen device: fails, and still never writes past 48. */
+	/* Not a uidgen device: fails, and writes nothing. */
 	CHECK(uidgen_open(&g, "/dev/null") == 0, "open /dev/null");
 	memset(&c, 0xa5, sizeof(c));
-	CHECK(uidgen_info(g, &c.u.info) == -ENOTTY, "info on /dev/null");
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0),
-	      "uidgen_info() on /dev/null wrote past 48 bytes");
+	c.info.size = sizeof(c.info);
+	CHECK(uidgen_info(g, &c.info) == -ENOTTY, "info on /dev/null");
+	CHECK(canary_intact(&c, 4), "uidgen_info() on /dev/null wrote");
 	uidgen_close(g);
 
 	ret = uidgen_open(&g, NULL);
@@ -303,40 +312,39 @@ static void test_info_abi(void)
 	if (ret)
 		return;
 	memset(&c, 0xa5, sizeof(c));
-	CHECK(uidgen_info(g, &c.u.info) == 0, "info");
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0),
-	      "uidgen_info() wrote past 48 bytes");
-	CHECK(c.u.info.size == UIDGEN_INFO_SIZE_VER0 && c.u.info.tick_us > 0 &&
-	      c.u.info.ts_bits + c.u.info.node_bits + c.u.info.slot_bits +
-	      c.u.info.seq_bits == UIDGEN_ID_BITS,
-	      "info: size %u, layout %u/%u/%u/%u", c.u.info.size,
-	      c.u.info.ts_bits, c.u.info.node_bits, c.u.info.slot_bits,
-	      c.u.info.seq_bits);
+	memset(&c.info, 0, sizeof(c.info));
+	c.info.size = sizeof(c.info);
+	ret = uidgen_info(g, &c.info);
+	CHECK(ret == (int)sizeof(c.info), "info: %d", ret);
+	CHECK(canary_intact(&c, sizeof(c.info)), "uidgen_info() wrote past it");
+	CHECK(c.info.size == sizeof(c.info) && c.info.tick_ns > 0 &&
+	      c.info.ts_bits + c.info.node_bits + c.info.slot_bits +
+	      c.info.seq_bits == UIDGEN_ID_BITS,
+	      "info: size %u, layout %u/%u/%u/%u", c.info.size,
+	      c.info.ts_bits, c.info.node_bits, c.info.slot_bits,
+	      c.info.seq_bits);
 
-	/* Sized: exactly 48 asked, 48 filled. */
-	memset(&c, 0xa5, sizeof(c));
-	ret = uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_VER0);
-	CHECK(ret == UIDGEN_INFO_SIZE_VER0, "sized 48: %d", ret);
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0), "sized 48 wrote past 48");
-
-	/*
-	 * More than the kernel knows: it fills its own size and says so (48
-	 * for 1.3; 1.4 grew it to 96); the rest is zeroed, and nothing past
-	 * the size asked for is touched.
-	 */
-	memset(&c, 0xa5, sizeof(c));
-	ret = uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_VER0 + 128);
-	CHECK(ret == (c.u.info.version >= 0x010400 ? UIDGEN_INFO_SIZE_VER1 :
-		      UIDGEN_INFO_SIZE_VER0),
-	      "sized 176 on version %#x: %d", c.u.info.version, ret);
-	CHECK(ret < 0 || c.u.info.size == (uint32_t)ret, "size says %u",
-	      c.u.info.size);
-	CHECK(canary_intact(&c, UIDGEN_INFO_SIZE_VER0 + 128),
-	      "sized 176 wrote past 176");
-
-	CHECK(uidgen_info_sized(g, &c.u.info, UIDGEN_INFO_SIZE_VER0 - 1) == -EINVAL,
-	      "sized 47");
-	CHECK(uidgen_info_sized(g, &c.u.info, 0) == -EINVAL, "sized 0");
+	/* Larger, zero tail: the kernel fills its own size and says so. */
+	memset(&big, 0, sizeof(big));
+	big.info.size = sizeof(big);
+	ret = uidgen_info(g, &big.info);
+	CHECK(ret == (int)sizeof(big.info) && big.info.size == sizeof(big.info) &&
+	      !big.tail[0] && !big.tail[1], "larger: %d, size %u", ret,
+	      big.info.size);
+	big.info.size = sizeof(big);
+	big.tail[1] = 1;
+	CHECK(uidgen_info(g, &big.info) == -E2BIG, "larger, tail not zero");
+	big.tail[1] = 0;
+	big.info.size = sizeof(big.info) - 1;
+	CHECK(uidgen_info(g, &big.info) == -EINVAL, "one byte short");
+	big.info.size = 0;
+	CHECK(uidgen_info(g, &big.info) == -EINVAL, "size 0");
+	big.info.size = sizeof(big.info);
+	big.info.flags = 1;
+	CHECK(uidgen_info(g, &big.info) == -EOPNOTSUPP, "a flag");
+	big.info.flags = 0;
+	big.info.__reserved = 1;
+	CHECK(uidgen_info(g, &big.info) == -EINVAL, "reserved");
 	uidgen_close(g);
 }
 
@@ -364,14 +372,13 @@ static void test_errors_keep_errno(void)
 	ret = uidgen_open(&g, "/dev/null");
 	CHECK(ret == 0, "open /dev/null: %d", ret);
 	if (!ret) {
-		struct uidgen_info info;
+		struct uidgen_info info = { .size = sizeof(info) };
 		uint64_t id;
 
 		errno = 1234;
 		CHECK(uidgen_info(g, &info) == -ENOTTY, "info on /dev/null");
 		CHECK(uidgen_fill(g, &id, 1) == -ENOTTY, "fill on /dev/null");
 		CHECK(uidgen_next(g, &id) == -EIO, "next on /dev/null");
-		CHECK(uidgen_set_node(g, 1) == -ENOTTY, "set_node on /dev/null");
 		CHECK(uidgen_fill(g, &id, 0) == -EINVAL, "fill 0");
 		CHECK(errno == 1234, "errno untouched: %d", errno);
 		uidgen_close(g);
@@ -379,17 +386,14 @@ static void test_errors_keep_errno(void)
 }
 
 /*
- * The node calls' own checks, before any ioctl: on /dev/null they fail
- * with the library's errno, and with ENOTTY once the request is good.
+ * The node calls are the ioctls, nothing more: on /dev/null each reaches
+ * it (ENOTTY), whatever its arguments, and leaves errno alone.
  */
 static void test_node_args(void)
 {
-	struct {
-		struct uidgen_assign_args a;
-		uint64_t tail;
-	} big;
-	struct uidgen_assign_args a = { .size = sizeof(a), .node = 1, .floor_ms = 1 };
-	struct uidgen_renew_args r = { .size = sizeof(r), .node = 1 };
+	struct uidgen_assign a = { .size = sizeof(a), .node_id = 1, .floor_unix_ns = 1 };
+	struct uidgen_renew r = { .size = sizeof(r), .node_id = 1 };
+	struct uidgen_revoke v = { .size = sizeof(v), .node_id = UIDGEN_NODE_NONE };
 	struct uidgen *g;
 	uint32_t fence;
 
@@ -400,37 +404,10 @@ static void test_node_args(void)
 	errno = 1234;
 	CHECK(uidgen_assign(g, &a) == -ENOTTY, "assign reaches the ioctl");
 	CHECK(uidgen_renew(g, &r) == -ENOTTY, "renew reaches the ioctl");
-	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, 0) == -ENOTTY, "revoke");
-	CHECK(uidgen_revoke_node(g) == -ENOTTY, "revoke_node");
+	CHECK(uidgen_revoke(g, &v) == -ENOTTY, "revoke reaches the ioctl");
 	CHECK(uidgen_fence_gen(g, &fence) == -EOPNOTSUPP, "no fence page on /dev/null");
-	CHECK(uidgen_assign(g, NULL) == -EFAULT, "assign NULL");
-	CHECK(uidgen_renew(g, NULL) == -EFAULT, "renew NULL");
-	a.size = sizeof(a) - 1;
-	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, short size");
 	a.size = 0;
-	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, size 0");
-	a.size = sizeof(a);
-	a.flags = 0x2;
-	CHECK(uidgen_assign(g, &a) == -EOPNOTSUPP, "assign, unknown flag");
-	a.flags = UIDGEN_ASSIGN_FLAG_NEW;
-	a.reserved = 1;
-	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, reserved");
-	r.size = sizeof(r) - 8;
-	CHECK(uidgen_renew(g, &r) == -EINVAL, "renew, short size");
-	r.size = sizeof(r);
-	r.flags = 1;
-	CHECK(uidgen_renew(g, &r) == -EOPNOTSUPP, "renew, any flag");
-	r.flags = 0;
-	r.reserved = 1;
-	CHECK(uidgen_renew(g, &r) == -EINVAL, "renew, reserved");
-	/* A newer program's larger struct: taken while its tail is zero. */
-	memset(&big, 0, sizeof(big));
-	big.a.size = sizeof(big);
-	big.a.node = 1;
-	big.a.floor_ms = 1;
-	CHECK(uidgen_assign(g, &big.a) == -ENOTTY, "larger, zero tail");
-	big.tail = 1ULL << 60;
-	CHECK(uidgen_assign(g, &big.a) == -E2BIG, "larger, tail not zero");
+	CHECK(uidgen_assign(g, &a) == -ENOTTY, "the kernel judges the size");
 	CHECK(errno == 1234, "errno untouched: %d", errno);
 	uidgen_close(g);
 }
@@ -443,11 +420,25 @@ static uint64_t boottime_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The node's state at the library's (1.4) size; 0 on success. */
+/* The node's state; 0 on success. */
 static int node_state(struct uidgen *g, struct uidgen_info *in)
 {
-	return uidgen_info_sized(g, in, sizeof(*in)) == sizeof(*in) ? 0 : -1;
+	memset(in, 0, sizeof(*in));
+	in->size = sizeof(*in);
+	return uidgen_info(g, in) == sizeof(*in) ? 0 : -1;
 }
+
+/* Revoke @node (UIDGEN_NODE_NONE: whatever) with @token; 0 or -errno. */
+static int node_revoke(struct uidgen *g, uint32_t node, uint64_t token)
+{
+	struct uidgen_revoke v = {
+		.size = sizeof(v), .node_id = node, .token = token,
+	};
+
+	return uidgen_revoke(g, &v);
+}
+
+#define NS_PER_MS	1000000ULL
 
 /*
  * Assign, renew and revoke on the device, each errno the kernel gives,
@@ -456,8 +447,12 @@ static int node_state(struct uidgen *g, struct uidgen_info *in)
  */
 static void test_node_calls(void)
 {
-	struct uidgen_assign_args a = { .size = sizeof(a) };
-	struct uidgen_renew_args r = { .size = sizeof(r) };
+	struct {
+		struct uidgen_assign a;
+		uint64_t tail;
+	} big = { .a = { .size = sizeof(big) } };
+	struct uidgen_assign a = { .size = sizeof(a) };
+	struct uidgen_renew r = { .size = sizeof(r) };
 	uint64_t id, floor, deadline, token;
 	struct uidgen_info in, now;
 	struct uidgen_parts p;
@@ -476,92 +471,123 @@ static void test_node_calls(void)
 		return;
 	}
 	node = in.node_id;
-	CHECK(uidgen_next(g, &id) == 0, "issues");
+	CHECK(uidgen_next(g, &id) == 0 && node_state(g, &in) == 0 &&
+	      in.high_water_unix_ns, "issues");
 
-	/* uidgen_set_node(): names the active one, assigns nothing. */
-	CHECK(uidgen_set_node(g, node) == 0, "set_node of the active node");
-	CHECK(uidgen_set_node(g, node ^ 1) == -EBUSY, "set_node of another");
-	CHECK(uidgen_set_node(g, 1U << in.node_bits) == -ERANGE, "set_node too wide");
+	/* The caller's struct, size and all, is what the kernel judges. */
+	a.node_id = node;
+	a.floor_unix_ns = in.high_water_unix_ns;
+	a.size = sizeof(a) - 1;
+	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, a byte short");
+	a.size = sizeof(a);
+	a.flags = 0x2;
+	CHECK(uidgen_assign(g, &a) == -EOPNOTSUPP, "assign, unknown flag");
+	a.flags = 0;
+	a.__reserved = 1;
+	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign, reserved");
+	a.__reserved = 0;
+	big.a.node_id = node;
+	big.a.floor_unix_ns = in.high_water_unix_ns;
+	CHECK(uidgen_assign(g, &big.a) == 0, "assign, larger with a zero tail");
+	big.tail = 1;
+	CHECK(uidgen_assign(g, &big.a) == -E2BIG, "assign, tail not zero");
+	r.size = sizeof(r) - 8;
+	CHECK(uidgen_renew(g, &r) == -EINVAL, "renew, short size");
+	r.size = sizeof(r);
+	r.flags = 1;
+	CHECK(uidgen_renew(g, &r) == -EOPNOTSUPP, "renew, any flag");
+	r.flags = 0;
+	r.__reserved = 1;
+	CHECK(uidgen_renew(g, &r) == -EINVAL, "renew, reserved");
+	r.__reserved = 0;
+	a.floor_unix_ns = 0;
 
 	/* Renew: the request first, then the state. */
-	r.node = node;
-	r.deadline_ns = 1;
+	r.node_id = node;
+	r.deadline_boot_ns = 1;
 	CHECK(uidgen_renew(g, &r) == -ETIME, "renew, deadline past");
-	r.deadline_ns = 0;
-	r.node = node ^ 1;
+	r.node_id = node ^ 1;
+	CHECK(uidgen_renew(g, &r) == -ETIME, "renew of another node, deadline past");
+	r.deadline_boot_ns = 0;
 	CHECK(uidgen_renew(g, &r) == -ESTALE, "renew of another node");
-	r.node = node;
-	r.grant_ms = in.high_water_ms + 3600000;
+	r.node_id = node;
+	r.grant_unix_ns = in.high_water_unix_ns + 3600000 * NS_PER_MS;
 	deadline = boottime_ns() + 3600000000000ULL;
-	r.deadline_ns = deadline;
+	r.deadline_boot_ns = deadline;
 	CHECK(uidgen_renew(g, &r) == 0, "renew");
-	CHECK(node_state(g, &now) == 0 && now.grant_ms >= r.grant_ms &&
-	      now.grant_ms < r.grant_ms + 1000, "grant %llu for %llu",
-	      (unsigned long long)now.grant_ms, (unsigned long long)r.grant_ms);
-	CHECK(now.deadline_ns >= deadline - 1000000 &&
-	      now.deadline_ns <= deadline + 1000000, "deadline %llu for %llu",
-	      (unsigned long long)now.deadline_ns, (unsigned long long)deadline);
+	CHECK(node_state(g, &now) == 0 && now.grant_unix_ns >= r.grant_unix_ns &&
+	      now.grant_unix_ns < r.grant_unix_ns + 1000 * NS_PER_MS,
+	      "grant %llu for %llu", (unsigned long long)now.grant_unix_ns,
+	      (unsigned long long)r.grant_unix_ns);
+	CHECK(now.deadline_boot_ns >= deadline - 1000000 &&
+	      now.deadline_boot_ns <= deadline + 1000000, "deadline %llu for %llu",
+	      (unsigned long long)now.deadline_boot_ns, (unsigned long long)deadline);
 
 	/* Assign: EINVAL, ERANGE, ETIME from the request, then EBUSY. */
-	a.node = node;
+	a.node_id = node;
 	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign with no floor, not NEW");
-	a.flags = UIDGEN_ASSIGN_FLAG_NEW;
-	a.floor_ms = 1;
+	a.flags = UIDGEN_ASSIGN_NEW;
+	a.floor_unix_ns = 1;
 	CHECK(uidgen_assign(g, &a) == -EINVAL, "assign NEW with a floor");
 	a.flags = 0;
-	a.node = 1U << in.node_bits;
+	a.node_id = 1U << in.node_bits;
 	CHECK(uidgen_assign(g, &a) == -ERANGE, "assign too wide");
-	a.node = node;
-	a.deadline_ns = 1;
+	a.node_id = node;
+	a.deadline_boot_ns = 1;
 	CHECK(uidgen_assign(g, &a) == -ETIME, "assign, deadline past");
-	a.deadline_ns = 0;
-	a.node = node ^ 1;
+	a.deadline_boot_ns = 0;
+	a.node_id = node ^ 1;
 	CHECK(uidgen_assign(g, &a) == -EBUSY, "assign another while active");
 
 	/* Without CAP_SYS_ADMIN, on a descriptor open already: EPERM. */
 	pid = fork();
 	if (pid == 0) {
-		r.deadline_ns = 0;
+		r.deadline_boot_ns = 0;
 		_exit(setgid(65534) || setuid(65534) ? 2 :
 		      uidgen_renew(g, &r) != -EPERM ? 3 :
-		      uidgen_revoke(g, UIDGEN_NODE_NONE, 0) != -EPERM ? 4 :
+		      node_revoke(g, UIDGEN_NODE_NONE, 0) != -EPERM ? 4 :
 		      uidgen_assign(g, &a) != -EPERM ? 5 : 0);
 	}
 	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, "EPERM as nobody: status %d", st);
 
 	/* Revoke: a claim that is not the one in force is stale. */
-	CHECK(uidgen_revoke(g, node ^ 1, 0) == -ESTALE, "revoke of another node");
-	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, in.token + 1) == -ESTALE,
+	CHECK(node_revoke(g, node ^ 1, 0) == -ESTALE, "revoke of another node");
+	CHECK(node_revoke(g, UIDGEN_NODE_NONE, in.token + 1) == -ESTALE,
 	      "revoke with another token");
 	CHECK(uidgen_fence_gen(g, &f0) == 0, "the fence generation");
-	CHECK(uidgen_revoke(g, node, 0) == 0, "revoke");
+	CHECK(node_revoke(g, node, 0) == 0, "revoke");
 	CHECK(uidgen_fence_gen(g, &f1) == 0 && f1 == f0 + 1,
 	      "a revoke moves the fence by one: %u, then %u", f0, f1);
 	CHECK(node_state(g, &now) == 0 && now.node_state == UIDGEN_NODE_STATE_NONE &&
-	      now.grant_ms == 0 && now.deadline_ns == 0, "revoked: no node ID");
+	      now.grant_unix_ns == 0 && now.deadline_boot_ns == 0,
+	      "revoked: no node ID");
 	CHECK(uidgen_next(g, &id) == -EADDRNOTAVAIL, "nothing issued");
-	r.deadline_ns = 0;
+	r.deadline_boot_ns = 0;
 	CHECK(uidgen_renew(g, &r) == -EADDRNOTAVAIL, "renew with none in force");
-	CHECK(uidgen_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke with none");
+	r.deadline_boot_ns = 1;
+	CHECK(uidgen_renew(g, &r) == -ETIME, "renew with none in force, deadline past");
+	r.deadline_boot_ns = 0;
+	CHECK(node_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke with none");
 	CHECK(uidgen_fence_gen(g, &f0) == 0 && f0 == f1 + 1,
 	      "a revoke with none in force moves it too: %u, then %u", f1, f0);
 
 	/* Assign with a floor and a token: the token then fences. */
-	floor = now.high_water_ms;
+	floor = now.high_water_unix_ns;
 	/* Above any this load saw: its runs (unit, unit-asan) use the clock. */
 	token = boottime_ns();
-	a.node = node;
-	a.floor_ms = floor;
+	a.node_id = node;
+	a.floor_unix_ns = floor;
 	a.token = token;
 	CHECK(floor > 0 && uidgen_assign(g, &a) == 0, "assign with floor %llu",
 	      (unsigned long long)floor);
 	CHECK(node_state(g, &now) == 0 && now.node_state == UIDGEN_NODE_STATE_ACTIVE &&
-	      now.node_id == node && now.token == token && now.floor_ms >= floor &&
-	      now.grant_ms == 0 && now.deadline_ns == 0, "active, token %llu",
+	      now.node_id == node && now.token == token && now.floor_unix_ns >= floor &&
+	      now.grant_unix_ns == 0 && now.deadline_boot_ns == 0, "active, token %llu",
 	      (unsigned long long)now.token);
 	CHECK(uidgen_next(g, &id) == 0 && uidgen_decode(&now, id, &p) == 0 &&
-	      (uint64_t)p.unix_ms >= floor && p.node == node, "issues after the floor");
+	      (uint64_t)p.unix_ms >= floor / NS_PER_MS && p.node == node,
+	      "issues after the floor");
 	a.token = token - 1;
 	CHECK(uidgen_assign(g, &a) == -ESTALE, "assign below the highest token");
 	a.token = token;
@@ -570,14 +596,14 @@ static void test_node_calls(void)
 	CHECK(uidgen_renew(g, &r) == -ESTALE, "renew with another token");
 	r.token = token;
 	CHECK(uidgen_renew(g, &r) == 0, "renew with the token in force");
-	CHECK(uidgen_revoke(g, node, token) == 0, "revoke with the token");
+	CHECK(node_revoke(g, node, token) == 0, "revoke with the token");
 
 	/* As it was: active, no grant, no deadline. */
 	CHECK(node_state(g, &now) == 0, "info");
-	a.floor_ms = now.high_water_ms;
+	a.floor_unix_ns = now.high_water_unix_ns;
 	a.token = 0;
 	CHECK(uidgen_assign(g, &a) == 0, "assign again, floor %llu",
-	      (unsigned long long)a.floor_ms);
+	      (unsigned long long)a.floor_unix_ns);
 	CHECK(uidgen_next(g, &id) == 0, "issues again");
 	uidgen_close(g);
 }
@@ -633,7 +659,7 @@ static void test_device(void)
 	CHECK(ret == 0, "open " UIDGEN_DEVICE ": %s", strerror(-ret));
 	if (ret)
 		return;
-	CHECK(uidgen_info(g, &info) == 0, "info");
+	CHECK(node_state(g, &info) == 0, "info");
 	CHECK(info.node_id != UIDGEN_NODE_NONE, "node assigned");
 
 	/* More than one BATCH call's worth in one uidgen_fill(). */
@@ -767,7 +793,7 @@ static void check_staleness(struct uidgen *g, struct uidgen *fresh,
 	for (i = 0; i < 3000; i++) {
 		/* Mostly back to back, sometimes idle for up to 4 ticks. */
 		if (rnd() % 4 == 0)
-			sleep_us(rnd() % (4 * in->tick_us));
+			sleep_us(rnd() % (4 * in->tick_ns / 1000));
 		fails += uidgen_next(fresh, &now) != 0;
 		fails += uidgen_next(g, &id) != 0;
 		cached += id == prev + 1;
@@ -793,7 +819,7 @@ static void test_cache_staleness(void)
 		return;
 	}
 	CHECK(uidgen_set_cache(fresh, 0, 0) == 0, "no cache");
-	CHECK(uidgen_info(g, &in) == 0, "info");
+	CHECK(node_state(g, &in) == 0, "info");
 	check_staleness(g, fresh, &in, 1);
 	check_staleness(g, fresh, &in, 0);
 	check_staleness(g, fresh, &in, 3);
@@ -827,7 +853,7 @@ static void test_cache_off_and_errors(void)
 		CHECK(0, "open");
 		return;
 	}
-	CHECK(uidgen_info(g, &in) == 0, "info");
+	CHECK(node_state(g, &in) == 0, "info");
 	CHECK(uidgen_set_cache(g, (1U << in.seq_bits) + 1, 1) == -EINVAL,
 	      "a run longer than a tick");
 	CHECK(uidgen_set_cache(g, 1, UIDGEN_STALE_TICKS_MAX + 1) == -EINVAL,
@@ -847,7 +873,7 @@ static void test_cache_off_and_errors(void)
 	 * the loop (so a slow moment cannot make the run go stale).
 	 */
 	CHECK(uidgen_set_cache(g, 1024, 1000) == 0, "on");
-	sleep_us(3 * in.tick_us);
+	sleep_us(3 * in.tick_ns / 1000);
 	issued = issued_count();
 	for (i = 0; i < 10; i++)
 		CHECK(uidgen_next(g, &a) == 0, "next");
@@ -894,14 +920,12 @@ static void test_cache_fence(void)
 		CHECK(0, "open");
 		return;
 	}
-	CHECK(uidgen_info(g, &in) == 0 && in.node_id != UIDGEN_NODE_NONE,
+	CHECK(node_state(g, &in) == 0 && in.node_id != UIDGEN_NODE_NONE,
 	      "info");
 	CHECK(uidgen_next(g, &a) == 0 && uidgen_next(g, &b) == 0 && b == a + 1,
 	      "a cached run");
-	CHECK(uidgen_revoke_node(g) == 0, "revoke");
+	CHECK(node_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke");
 	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "fenced off");
-	/* uidgen_set_node() names no floor: the kernel wants one (or NEW). */
-	CHECK(uidgen_set_node(g, in.node_id) == -EINVAL, "no floor: EINVAL");
 	CHECK(write_param("node_id", in.node_id) == 0, "node_id %u, no floor",
 	      in.node_id);
 	CHECK(uidgen_next(g, &b) == -ENODATA, "pending: ENODATA");
@@ -1444,8 +1468,8 @@ static void test_dlclose(void)
 	if (len <= 0)
 		return;
 	exe[len] = '\0';
-	/* userlib/tests/unit -> userlib/libuidgen.so.1 */
-	snprintf(so_path, sizeof(so_path), "%s/../libuidgen.so.1", dirname(exe));
+	/* userlib/tests/unit -> userlib/libuidgen.so.2 */
+	snprintf(so_path, sizeof(so_path), "%s/../libuidgen.so.2", dirname(exe));
 	CHECK(access(so_path, R_OK) == 0, "%s: %s", so_path, strerror(errno));
 	fflush(stdout);
 	pid = fork();
@@ -1617,7 +1641,7 @@ static int clock_child(int *stale, int *calls)
 	struct uidgen *g;
 	int i, shift;
 
-	if (uidgen_open(&g, NULL) || uidgen_info(g, &in) ||
+	if (uidgen_open(&g, NULL) || node_state(g, &in) ||
 	    uidgen_set_cache(g, 1024, 1))
 		return 2;
 	shift = in.node_bits + in.slot_bits + in.seq_bits;
@@ -1627,7 +1651,7 @@ static int clock_child(int *stale, int *calls)
 	 * run, so try a few times.
 	 */
 	for (i = 0; i < 50; i++) {
-		sleep_us(3 * in.tick_us);
+		sleep_us(3 * in.tick_ns / 1000);
 		if (uidgen_next(g, &a) || uidgen_next(g, &b))
 			return 3;
 		if (b == a + 1)
@@ -1639,7 +1663,7 @@ static int clock_child(int *stale, int *calls)
 	if (trap_syscall(SYS_clock_gettime, 0, CLOCK_BOOTTIME, -1, 0))
 		return 4;
 	for (i = 0; i < 20; i++) {
-		sleep_us(3 * in.tick_us);
+		sleep_us(3 * in.tick_ns / 1000);
 		zero_stack();
 		if (uidgen_next(g, &b))
 			return 5;

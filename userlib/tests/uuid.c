@@ -53,6 +53,9 @@ static uint64_t rnd(void)
 	return x;
 }
 
+/* The module's default epoch, 2026-01-01T00:00:00Z. */
+#define DEFAULT_EPOCH_MS	1767225600000ULL
+
 static void layout(struct uidgen_info *in, unsigned int ts, unsigned int node,
 		   unsigned int slot, uint32_t tick_us, uint64_t epoch_ms)
 {
@@ -62,8 +65,8 @@ static void layout(struct uidgen_info *in, unsigned int ts, unsigned int node,
 	in->slot_bits = slot;
 	in->seq_bits = UIDGEN_ID_BITS - ts - node - slot;
 	in->nr_slots = 1U << slot;
-	in->tick_us = tick_us;
-	in->epoch_ms = epoch_ms;
+	in->tick_ns = tick_us * 1000ULL;
+	in->epoch_unix_ns = epoch_ms * 1000000ULL;
 }
 
 /* The tick start in Unix ms, computed apart from the library (128 bits). */
@@ -71,8 +74,8 @@ static unsigned __int128 start_ms(const struct uidgen_info *in, uint64_t id)
 {
 	uint64_t tick = id >> (UIDGEN_ID_BITS - in->ts_bits);
 
-	return ((unsigned __int128)tick * in->tick_us +
-		(unsigned __int128)in->epoch_ms * 1000) / 1000;
+	return ((unsigned __int128)tick * in->tick_ns +
+		in->epoch_unix_ns) / 1000000;
 }
 
 static const char *uuid_str(const uint8_t u[16])
@@ -195,7 +198,7 @@ static void one_layout(const struct uidgen_info *in, int n)
 
 static void test_every_layout(void)
 {
-	static const uint64_t epochs[] = { 0, 1, 999, UIDGEN_DEFAULT_EPOCH_MS,
+	static const uint64_t epochs[] = { 0, 1, 999, DEFAULT_EPOCH_MS,
 					   1764460800123ULL };
 	struct uidgen_info in;
 	unsigned int ts, t, e, k, node, slot, seq;
@@ -290,7 +293,7 @@ static void test_known(void)
 	      "32 hex digits parse");
 
 	/* 1 us ticks: the sub-ms part shows in rand_a. */
-	layout(&in, 52, 3, 2, 1, UIDGEN_DEFAULT_EPOCH_MS);
+	layout(&in, 52, 3, 2, 1, DEFAULT_EPOCH_MS);
 	id = (1000ULL * 1000 + 999) << 11 | 5;	/* 1000.999 s after the epoch */
 	CHECK(uidgen_to_uuid(&in, id, 0, u) == 0, "1 us");
 	CHECK(((u[6] & 0xf) << 8 | u[7]) == 999 * 4096 / 1000,
@@ -313,9 +316,17 @@ static void test_errors(void)
 	CHECK(uidgen_to_uuid(&bad, 1, 0, u) == -EINVAL, "widths not 63");
 	CHECK(uidgen_from_uuid(&bad, u, &id) == -EINVAL, "from: widths not 63");
 	bad = in;
-	bad.tick_us = 0;
-	CHECK(uidgen_to_uuid(&bad, 1, 0, u) == -EINVAL, "tick_us 0");
-	CHECK(uidgen_from_uuid(&bad, u, &id) == -EINVAL, "from: tick_us 0");
+	bad.tick_ns = 0;
+	CHECK(uidgen_to_uuid(&bad, 1, 0, u) == -EINVAL, "tick_ns 0");
+	CHECK(uidgen_from_uuid(&bad, u, &id) == -EINVAL, "from: tick_ns 0");
+	/* The mapping is exact in us: a tick or epoch that is not refused. */
+	bad = in;
+	bad.tick_ns = 1500;
+	CHECK(uidgen_to_uuid(&bad, 1, 0, u) == -EINVAL, "tick_ns 1500");
+	CHECK(uidgen_from_uuid(&bad, u, &id) == -EINVAL, "from: tick_ns 1500");
+	bad = in;
+	bad.epoch_unix_ns += 1;
+	CHECK(uidgen_to_uuid(&bad, 1, 0, u) == -EINVAL, "epoch not whole us");
 
 	CHECK(uidgen_to_uuid(&in, 120772217587765248ULL, 0, u) == 0, "base");
 	/* Other versions and variants are no uidgen UUID. */

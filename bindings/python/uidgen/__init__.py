@@ -2,7 +2,7 @@
 """uidgen: 64-bit, time-sortable, machine-unique IDs from /dev/uid.
 
 The Python binding, standard library only: os.read() and fcntl.ioctl() on
-/dev/uid, with the structures of uapi/linux/uidgen.h (1.3 sizes). next()
+/dev/uid, with the structures of uapi/linux/uidgen.h. next()
 hands out IDs from a per-thread run reserved with UIDGEN_IOC_RESERVE, as
 libuidgen's uidgen_next() does (never more than one tick stale, dropped on a
 revoke, empty in a forked child); batch(n) reads n IDs from the kernel.
@@ -35,12 +35,11 @@ BATCH_MAX = 65536
 _IOC_TYPE = 0xB9
 IOC_BATCH = _IOC_TYPE << 8 | 0x01
 IOC_INFO = _IOC_TYPE << 8 | 0x02
-IOC_SET_NODE = _IOC_TYPE << 8 | 0x03
-IOC_RESERVE = _IOC_TYPE << 8 | 0x04
-_INFO = struct.Struct("=10IQ")        # struct uidgen_info, 1.3: 48 bytes
+IOC_RESERVE = _IOC_TYPE << 8 | 0x03
+_INFO = struct.Struct("=10I7Q")       # struct uidgen_info: 96 bytes
 _RESERVE = struct.Struct("=4I2Q")     # struct uidgen_reserve: 32 bytes
 _PAGE = struct.Struct("=I")           # struct uidgen_page
-assert _INFO.size == 48 and _RESERVE.size == 32
+assert _INFO.size == 96 and _RESERVE.size == 32
 
 _FIRST_RUN = 16     # as libuidgen: the first run, then doubling
 _STALE_TICKS = 1
@@ -102,8 +101,10 @@ def _error(err, what):
 
 
 Info = collections.namedtuple(
-    "Info", "version node_id ts_bits node_bits slot_bits seq_bits nr_slots tick_us epoch_ms")
-Info.__doc__ = "struct uidgen_info: the layout in force and the node ID."
+    "Info", "node_id node_state ts_bits node_bits slot_bits seq_bits nr_slots tick_ns "
+    "epoch_unix_ns floor_unix_ns grant_unix_ns deadline_boot_ns token high_water_unix_ns")
+Info.__doc__ = ("struct uidgen_info: the layout in force and the node ID, its floor, "
+                "grant, lease deadline and token (times in ns, as the uapi has them).")
 
 Parts = collections.namedtuple("Parts", "tick unix_ms unix_us node slot seq")
 Parts.__doc__ = ("An ID's parts: its tick, the Unix ms and us its tick starts at "
@@ -112,12 +113,12 @@ Parts.__doc__ = ("An ID's parts: its tick, the Unix ms and us its tick starts at
 
 def default_info():
     """The layout of a module loaded with no layout parameters."""
-    return Info(0, NODE_NONE, 41, 5, 5, 12, 32, 1000, 1767225600000)
+    return Info(NODE_NONE, 0, 41, 5, 5, 12, 32, 1000000, 1767225600000000000, 0, 0, 0, 0, 0)
 
 
 def _check_layout(info):
     if (info.ts_bits + info.node_bits + info.slot_bits + info.seq_bits != ID_BITS
-            or info.ts_bits == 0 or info.tick_us == 0 or info.seq_bits >= 32
+            or info.ts_bits == 0 or info.tick_ns == 0 or info.seq_bits >= 32
             or info.slot_bits >= 32 or info.node_bits >= 32):
         raise InvalidIdError(_errno.EINVAL, "not a valid layout", str(info))
 
@@ -169,7 +170,7 @@ class Uidgen:
             self._page = None       # not /dev/uid: no cache, one read a time
         self._seq_max = 1 << self.layout.seq_bits
         self._max_run = max(self._seq_max // 4, 1)
-        self._tick_ns = self.layout.tick_us * 1000
+        self._tick_ns = self.layout.tick_ns
 
     def close(self):
         if self._page is not None:
@@ -193,7 +194,8 @@ class Uidgen:
             fcntl.ioctl(self.fd, IOC_INFO, buf, True)
         except OSError as e:
             raise _error(e.errno, "UIDGEN_IOC_INFO") from None
-        return Info(*_INFO.unpack(buf)[2:])
+        v = _INFO.unpack(buf)
+        return Info(*v[2:9], *v[10:])       # no size, flags, __reserved
 
     def _read(self, n):
         want = 8 * n
@@ -311,15 +313,22 @@ def decode(id, info=None):
     _check_id(id)
     low = ID_BITS - info.ts_bits
     tick = id >> low
-    us = info.epoch_ms * 1000 + tick * info.tick_us
-    return Parts(tick, us // 1000, us,
+    ns = info.epoch_unix_ns + tick * info.tick_ns
+    return Parts(tick, ns // 1000000, ns // 1000,
                  (id >> (info.slot_bits + info.seq_bits)) & ((1 << info.node_bits) - 1),
                  (id >> info.seq_bits) & ((1 << info.slot_bits) - 1),
                  id & ((1 << info.seq_bits) - 1))
 
 
+def _whole_us(info, what):
+    # The UUID mapping is exact in microseconds: so must the tick and epoch be.
+    if info.tick_ns % 1000 or info.epoch_unix_ns % 1000:
+        raise InvalidIdError(_errno.EINVAL, "a tick or epoch not in whole us", what)
+
+
 def _to_int(id, info, v8):
     p = decode(id, info)
+    _whole_us(info, str(id))
     ms, sub = divmod(p.unix_us, 1000)
     if ms >> 48:
         raise InvalidIdError(_errno.ERANGE, "its tick starts past 2^48 ms", str(id))
@@ -338,6 +347,7 @@ def from_uuid(u, info=None):
     """The ID of a UUID from to_uuid() (a uuid.UUID, its text, or a ULID)."""
     info = _layout(info)
     _check_layout(info)
+    _whole_us(info, str(u))
     if isinstance(u, str):
         u = _uuid.UUID(int=_ulid_int(u)) if len(u) == 26 else _uuid.UUID(u)
     v = u.int
@@ -349,12 +359,12 @@ def from_uuid(u, info=None):
     sub = (frac * 1000 + 4095) // 4096
     if sub >= 1000 or sub * 4096 // 1000 != frac:
         raise bad
-    us = (hi >> 16) * 1000 + sub - info.epoch_ms * 1000
+    us = (hi >> 16) * 1000 + sub - info.epoch_unix_ns // 1000
     if us < 0:
         raise InvalidIdError(_errno.ERANGE, "before the layout's epoch", str(u))
-    if us % info.tick_us:
+    if us % (info.tick_ns // 1000):
         raise bad
-    tick = us // info.tick_us
+    tick = us // (info.tick_ns // 1000)
     if tick >> info.ts_bits:
         raise InvalidIdError(_errno.ERANGE, "after the layout's last tick", str(u))
     low = ID_BITS - info.ts_bits
