@@ -182,12 +182,18 @@ sleep 2
 
 # All of etcd down, then up: every kernel revokes at its deadline; the
 # agents claim again once etcd is back.
-h0=$(holder 0)
-h1=$(holder 1)
 # Both holders past their claim wait, their node IDs in force: a holder
 # still waiting has nothing in its kernel to revoke (it gives up at its
-# first grant).
-for i in $(seq 300); do settled "$h0" && settled "$h1" && break; sleep 0.1; done
+# first grant). Who holds each ID is read again each time: a claim left
+# to expire (the SIGKILL case's, after its deadline) names a machine that
+# will not hold it, and the ID goes to the one waiting (under load, a
+# TTL and a claim wait later: up to a minute).
+for i in $(seq 600); do
+	h0=$(holder 0)
+	h1=$(holder 1)
+	[ -n "$h0" ] && [ -n "$h1" ] && settled "$h0" && settled "$h1" && break
+	sleep 0.1
+done
 mark etcd-down
 l0=$(lines "$h0")
 l1=$(lines "$h1")
