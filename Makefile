@@ -11,7 +11,9 @@
 #                   host with the device stand-in, then three VMs (CI runs it)
 #   make bench      set up, boot a VM, print the benchmark table and plot
 #   make bench-lease  500 uidgen-lease agents (device stand-in) against a
-#                   3-member etcd: claim latency, agents outnumbering IDs
+#                   3-member etcd: claim latency, agents outnumbering IDs;
+#                   then the ID clock's offset over 100 restarts, crashes
+#                   and hand-overs (bench/lease-restarts.sh)
 #   make bench-pg   PostgreSQL 15 in a VM: insert rate, index size, WAL and
 #                   time ranges for bigserial, uidgen and UUID keys (ROWS=N)
 #   make docs       Documentation/ as HTML in build/docs/html (sphinx)
@@ -156,6 +158,7 @@ check-cluster: setup
 bench-lease: setup
 	$(MAKE) lease
 	bench/lease-sim.sh
+	bench/lease-restarts.sh
 
 bench: setup
 	$(MAKE) module userlib clients KDIR=$(VM_KDIR)

@@ -215,13 +215,21 @@ static void key(const struct agent *a, char *buf, size_t len, const char *kind, 
 	snprintf(buf, len, "%s%s/%u", a->prefix, kind, id);
 }
 
+/* A new lease; a->ka_sent_ns is when the request etcd answered was sent,
+ * not when the answer came: etcd starts the TTL when it handles the
+ * grant, and the claim wait's deadlines (claim_wait(), install()) chain
+ * from this one. An answer that came late, or a pause once it was in,
+ * would otherwise put them past the lease's expiry. */
 static int lease_grant(struct agent *a)
 {
-	int r = etcd_lease_grant(a->e, a->c->ttl_s, &a->lease, &a->ttl);
+	uint64_t sent = 0;
+	int r = etcd_lease_grant(a->e, a->c->ttl_s, &a->lease, &a->ttl, &sent);
 
 	if (r) {
 		say("lease grant: %s", etcd_errmsg(a->e));
 		a->lease = 0;
+	} else {
+		a->ka_sent_ns = sent;
 	}
 	return r;
 }
@@ -239,6 +247,44 @@ static int keepalive(struct agent *a)
 		return -ENOENT;
 	a->ttl = ttl;
 	a->ka_sent_ns = sent;
+	return 0;
+}
+
+/*
+ * keepalive_in_time() - the keepalive that keeps a claim not yet in force
+ * (claim_wait(), install()): the lease's deadline is ours to keep, the
+ * kernel having none yet. Past @deadline (the previous keepalive's), or a
+ * keepalive *sent* at or past it (a pause after the check, or an endpoint
+ * that did not answer and the next one tried late), is a lapse, whatever
+ * etcd answers: the lease may have expired and the ID been taken
+ * meanwhile, and a store restored from a snapshot can show the claim as
+ * ours again (P9). @when names the step in the log. Returns 0 (a->ttl and
+ * a->ka_sent_ns moved), -ETIME (a lapse, said), -ESTALE (etcd went back
+ * in time, said), -ENOENT (the lease is gone), or another -errno: no
+ * answer.
+ */
+static int keepalive_in_time(struct agent *a, uint64_t deadline, const char *when)
+{
+	int r;
+
+	if (etcd_boottime_ns() >= deadline) {
+		say("node %u: the last keepalive's deadline passed %s: "
+		    "the lease may have expired and the ID been taken", a->node, when);
+		return -ETIME;
+	}
+	r = keepalive(a);
+	if (etcd_went_back(a->e)) {
+		say("node %u: %s: stopping now", a->node, etcd_errmsg(a->e));
+		return -ESTALE;
+	}
+	if (r)
+		return r;
+	if (a->ka_sent_ns >= deadline) {
+		say("node %u: a keepalive sent %.3f s past the deadline of the one before, %s: "
+		    "the lease may have expired and the ID been taken",
+		    a->node, (double)(a->ka_sent_ns - deadline) / 1e9, when);
+		return -ETIME;
+	}
 	return 0;
 }
 
@@ -771,10 +817,7 @@ static int keep_lease(struct agent *a)
 			return 0;
 		a->lease = 0;
 	}
-	r = lease_grant(a);
-	if (!r)
-		a->ka_sent_ns = etcd_boottime_ns();
-	return r;
+	return lease_grant(a);
 }
 
 /* acquire() - claim an ID, preferring the one this machine held last.
@@ -1001,18 +1044,12 @@ static int claim_wait(struct agent *a)
 		t = etcd_boottime_ns() + left * 1000ULL;
 		if (sleep_until(next < t ? next : t))
 			return 1;
-		if (etcd_boottime_ns() >= deadline) {
-			say("node %u: no keepalive answered within its deadline while waiting to open: "
-			    "the lease may have expired and the ID been taken; claiming again", a->node);
-			return -ETIME;
-		}
-		if (etcd_boottime_ns() < next)
+		t = etcd_boottime_ns();
+		if (t < next && t < deadline)
 			continue;
-		r = keepalive(a);
-		if (etcd_went_back(a->e)) {
-			say("node %u: %s: stopping now", a->node, etcd_errmsg(a->e));
-			return -ESTALE;
-		}
+		r = keepalive_in_time(a, deadline, "while waiting to open");
+		if (r == -ETIME || r == -ESTALE)
+			return r;
 		if (r == -ENOENT) {
 			say("node %u: lease %" PRIx64 " is gone while waiting to open", a->node, (uint64_t)a->lease);
 			a->lease = 0;
@@ -1022,17 +1059,6 @@ static int claim_wait(struct agent *a)
 			/* again soon, within the deadline */
 			next = etcd_boottime_ns() + (uint64_t)a->ttl * 1000000000ULL / 20;
 			continue;
-		}
-		if (a->ka_sent_ns >= deadline) {
-			/* Sent at or past the deadline of the one before
-			 * (a pause after the check above, or an endpoint that
-			 * did not answer and the next one tried late): the
-			 * lease may have expired and the ID been taken
-			 * meanwhile, whatever etcd answers now (a restore). */
-			say("node %u: a keepalive sent %.3f s past the deadline of the one before, while waiting to open: "
-			    "the lease may have expired and the ID been taken; claiming again",
-			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9);
-			return -ETIME;
 		}
 		deadline = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
 		next = a->ka_sent_ns + (uint64_t)a->ttl * 1000000000ULL / 3;
@@ -1083,34 +1109,22 @@ static int install(struct agent *a)
 		fenced_since_claim(a, NULL);
 		return -EAGAIN;
 	}
-	if (!r && etcd_boottime_ns() >= deadline) {
-		/* Paused past the last keepalive's deadline since the claim:
-		 * the lease may have expired and the ID been taken, and a
-		 * restored store may show the claim again (P9). */
-		say("node %u: the last keepalive's deadline passed before the install: "
-		    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
-		    a->node, (uint64_t)a->lease);
-		a->lease = 0;
-		a->held = 0;
-		return -EAGAIN;
-	}
 	if (!r) {
-		r = keepalive(a);
+		r = keepalive_in_time(a, deadline, "before the install");
+		if (r == -ESTALE)
+			return r;
+		if (r == -ETIME) {
+			say("node %u: leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
+			    a->node, (uint64_t)a->lease);
+			a->lease = 0;
+			a->held = 0;
+			return -EAGAIN;
+		}
 		if (r) {
 			if (fenced_since_claim(a, NULL))
 				return -EAGAIN;
 			say("node %u: keepalive before install: %s", a->node,
 			    r == -ENOENT ? "the lease is gone" : etcd_errmsg(a->e));
-			return -EAGAIN;
-		}
-		if (a->ka_sent_ns >= deadline) {
-			/* Sent at or past the last one's deadline: as a
-			 * pause past it, above (P9). */
-			say("node %u: the keepalive before the install was sent %.3f s past the deadline of the one before: "
-			    "leaving lease %" PRIx64 " and the claim in etcd alone, claiming again",
-			    a->node, (double)(a->ka_sent_ns - deadline) / 1e9, (uint64_t)a->lease);
-			a->lease = 0;
-			a->held = 0;
 			return -EAGAIN;
 		}
 		a->deadline_ns = agent_deadline(a->c, a->ka_sent_ns, a->ttl);
@@ -1375,6 +1389,22 @@ static int adopt(struct agent *a)
 		say("node %u is in force in %s with no fencing token (assigned by hand): uidgen-lease manages the node ID; revoke it first (uidgen revoke-node)",
 		    st.node, a->c->device);
 		return -EBUSY;
+	}
+	if (st.grant_ms && (st.grant_ms <= st.floor_ms || st.grant_ms <= st.epoch_ms + 1)) {
+		/*
+		 * Installed closed and never opened (install()): the previous
+		 * run died before its fence check. This may be a VM's copy
+		 * cloned between that claim and its install, whose kernel
+		 * moved the fence: its claim, token, machine and boot IDs are
+		 * the original's, so etcd cannot tell. Revoke it here and
+		 * leave the lease and claim in etcd alone (as
+		 * fenced_since_claim()): they expire by themselves.
+		 */
+		r = lease_dev_revoke(a->d, st.token);
+		say("node %u: installed closed by a previous run that did not open it (killed before its fence check; this may be a VM's copy): %s; "
+		    "leaving the claim and its lease in etcd alone (they expire by themselves)",
+		    st.node, r ? "revoke in the device failed (already revoked)" : "revoked in the device");
+		return 1;
 	}
 	key(a, nk, sizeof(nk), "node", st.node);
 	while (range(a, nk, 0, 0, &resp)) {

@@ -306,9 +306,15 @@ static int kernel_state(struct lease_dev *d, struct lease_dev_state *st)
 	st->tick_us = info.tick_ns / 1000;
 	st->epoch_ms = ns_ms(info.epoch_unix_ns);
 	st->high_water_ms = ns_ms(info.high_water_unix_ns);
+	/*
+	 * The ID clock, not the high water: with max_borrow_ticks a slot
+	 * under a saturating reader runs ahead of it, up to the grant. A
+	 * grant that followed the borrowed ticks would ratchet to the wall
+	 * clock + the borrow + the window, past what a claim wait covers
+	 * (P9); from the ID clock it stays above the high water (at most the
+	 * last grant) and within the window.
+	 */
 	st->clock_ms = read_clock_ms();
-	if (st->clock_ms < st->high_water_ms)
-		st->clock_ms = st->high_water_ms;
 	/* kernel_open() made sure there is a fence page */
 	uidgen_fence_gen(d->g, &st->fence);
 	return 0;
@@ -364,6 +370,28 @@ static const struct lease_dev_ops kernel_ops = {
 
 /* --- The stand-in: the kernel's rules on a state file -------------------- */
 
+/*
+ * A test's stand-in for slots borrowing ahead of the clock
+ * (max_borrow_ticks, with a reader using up every tick's sequence): with
+ * UIDGEN_LEASE_SIM_BORROW_MS=N, the high water the state reports is what
+ * the kernel's INFO reports then, the highest tick issued: up to N ms
+ * ahead of the clock, never past the grant (the kernel issues no tick
+ * after it).
+ */
+static void sim_borrow_hook(struct lease_dev_state *st)
+{
+	const char *p = getenv("UIDGEN_LEASE_SIM_BORROW_MS");
+	uint64_t hw;
+
+	if (!p || !*p || !st->active || !st->grant_ms)
+		return;
+	hw = st->clock_ms + strtoull(p, NULL, 10);
+	if (hw > st->grant_ms)
+		hw = st->grant_ms;
+	if (hw > st->high_water_ms)
+		st->high_water_ms = hw;
+}
+
 static int sim_state(struct lease_dev *d, struct lease_dev_state *st)
 {
 	const struct uidgen_node_rules *r = &d->r;
@@ -379,6 +407,7 @@ static int sim_state(struct lease_dev *d, struct lease_dev_state *st)
 	st->clock_ms = sim_clock_ms(d);
 	st->high_water_ms = d->high_water_ms;	/* sim_expire() took it */
 	st->fence = d->fence;
+	sim_borrow_hook(st);
 	return 0;
 }
 

@@ -600,13 +600,14 @@ void etcd_kv_free(struct etcd_kv *kv)
 	kv->key = kv->value = NULL;
 }
 
-int etcd_lease_grant(struct etcd *e, int64_t ttl, int64_t *id, int64_t *granted)
+int etcd_lease_grant(struct etcd *e, int64_t ttl, int64_t *id, int64_t *granted,
+		     uint64_t *sent_ns)
 {
 	json_object *req = json_object_new_object(), *resp;
 	int r;
 
 	json_object_object_add(req, "TTL", i64s(ttl));
-	r = etcd_call(e, "/v3/lease/grant", req, &resp, NULL);
+	r = etcd_call(e, "/v3/lease/grant", req, &resp, sent_ns);
 	if (r)
 		return r;
 	*id = etcd_i64(resp, "ID");

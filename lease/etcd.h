@@ -93,7 +93,10 @@ int etcd_kv_get(json_object *range, int i, struct etcd_kv *kv);
 void etcd_kv_free(struct etcd_kv *kv);
 
 /* Leases. */
-int etcd_lease_grant(struct etcd *e, int64_t ttl, int64_t *id, int64_t *granted_ttl);
+/* *sent_ns: when the request that was answered was sent (the lease's TTL
+ * starts after it), as etcd_lease_keepalive()'s. */
+int etcd_lease_grant(struct etcd *e, int64_t ttl, int64_t *id, int64_t *granted_ttl,
+		     uint64_t *sent_ns);
 /* *ttl 0: the lease is gone. */
 int etcd_lease_keepalive(struct etcd *e, int64_t id, int64_t *ttl, uint64_t *sent_ns);
 int etcd_lease_revoke(struct etcd *e, int64_t id);

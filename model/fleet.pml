@@ -91,7 +91,9 @@
  *                           node/ listing, claim() path A (txn A) and path
  *                           B's claim txn
  *   agent CLAIMB step       claim()'s floor: persist_grant() of path B
- *   agent INST1/INST2       install(): keepalive(), lease_dev_install()
+ *   agent INST1/INST1KA     install(): keepalive_in_time() (the deadline
+ *                           check, then the keepalive sent)
+ *   agent INST2             install(): lease_dev_install()
  *                           -> uidgen_node_assign_locked()
  *   agent HOLD/HRENEW       hold(): dev_holds(), keepalive(),
  *                           persist_grant(), lease_dev_renew() ->
@@ -234,6 +236,7 @@
 #define INST3 10	/* install()'s opening renew (P8) */
 #define CWAIT 11	/* P9: a fresh claim waiting for its wall to pass F */
 #define CWKA 12		/* P9: its keepalive, a step after the deadline check */
+#define INST1KA 13	/* install()'s keepalive, a step after its deadline check */
 
 byte now = T0;
 
@@ -1034,14 +1037,31 @@ proctype agent(byte a)
 		fi
 	}
 
-	/* install(): keepalive */
+	/* install(): keepalive_in_time(), its deadline check */
 	:: atomic { !paused[a] && pc[a] == INST1 ->
 		if
 		:: BACK(a) -> p3stop(a)
 		:: !BACK(a) && LAPSED(a) ->
 			printf("t%d: agent %d: claim past its deadline %d: claims again\n", now, a, adl[a]);
 			lapse(a)
+		:: !BACK(a) && !LAPSED(a) -> pc[a] = INST1KA
+		fi
+	}
+	/* install(): keepalive_in_time(), the keepalive, a step after the
+	 * check (a pause may come between them, as in the claim wait); one
+	 * sent at or past the last one's deadline is a lapse (-DNOKACHECK_INST:
+	 * taken) */
+	:: atomic { !paused[a] && pc[a] == INST1KA ->
+		if
+		:: BACK(a) -> p3stop(a)
+#ifndef NOKACHECK_INST
+		:: !BACK(a) && LAPSED(a) ->
+			printf("t%d: agent %d: install's keepalive sent past its deadline %d: claims again\n", now, a, adl[a]);
+			lapse(a)
 		:: !BACK(a) && !LAPSED(a) ->
+#else
+		:: !BACK(a) ->
+#endif
 			held[a] = 1;
 			if
 			:: l_alive[lease[a]] ->
@@ -1237,7 +1257,7 @@ proctype agent(byte a)
  */
 #define DUE(a) (!paused[a] && (pc[a] == START || pc[a] == CLAIMB || pc[a] == INST1 || \
 	(pc[a] == CWAIT && (now >= next[a] || WALLK(ak[a]) > afen[a])) || pc[a] == CWKA || \
-	pc[a] == INST2 || pc[a] == INST3 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
+	pc[a] == INST1KA || pc[a] == INST2 || pc[a] == INST3 || pc[a] == HRENEW || (pc[a] == HOLD && now >= next[a]) || \
 	(pc[a] == ACQ && (now >= retry[a] || lease[a] == 0 || !l_alive[lease[a]]))))
 #define XDUE(x) (l_alive[x] && now >= l_exp[x])
 #define EXPDUE (XDUE(1) || XDUE(2) || XDUE(3) || XDUE(4) || XDUE(5))

@@ -125,6 +125,9 @@ host_suite vm-retry tests/qemu/vm-test.sh
 # device stand-in (~1 min). The VM cluster (tests/lease/cluster.sh, ~8
 # min) is make check-cluster's, which CI runs too.
 host_suite lease tests/lease/host.sh -o "$out/lease"
+# The break17 review's cases (a late lease grant answer, a closed install
+# left by a killed run), each failing before its fix (~25 s).
+host_suite lease-break17 tests/lease/break17.sh -o "$out/lease-break17"
 
 # fleet.rst's quick start, walked: its etcdctl steps, lease.conf and
 # uidgen-cluster output against a real etcd (ports 2479N, not lease's

@@ -7,12 +7,16 @@ its answer, except the requests that match a rule:
   drop: forward the request (etcd applies it), then send nothing for 5 s
         and close: a reply lost after the operation was applied
   hold: keep the request until FILE exists, then forward it
+  slow: forward the request (etcd applies it at once), then hold its
+        answer MS ms before sending it: an answer that comes late
 
   faultproxy.py LISTEN_PORT UPSTREAM_URL RULE...
-  RULE: drop:PATH:SUBSTRING:COUNT or hold:PATH:SUBSTRING:FILE
-        (SUBSTRING is matched against the request body; a key in it is
-        base64, as the gateway has it). Each drop rule fires COUNT times,
-        each hold rule once. Every match is logged on stdout.
+  RULE: drop:PATH:SUBSTRING:COUNT, hold:PATH:SUBSTRING:FILE or
+        slow:PATH:SUBSTRING:MS (SUBSTRING is matched against the request
+        body; a key in it is base64, as the gateway has it). Each drop
+        rule fires COUNT times, each hold and slow rule once. Every match
+        is logged on stdout, and every request as "req BOOT_NS PATH"
+        (CLOCK_BOOTTIME when it came in, as the agent's deadlines are).
 """
 import http.client
 import socketserver
@@ -55,6 +59,7 @@ class Handler(socketserver.StreamRequestHandler):
                 k, v = h.split(":", 1)
                 headers[k.strip()] = v.strip()
             body = self.rfile.read(int(headers.get("Content-Length", "0")))
+            print(f"req {time.clock_gettime_ns(time.CLOCK_BOOTTIME)} {path}", flush=True)
             r = match(path, body)
             if r and r["kind"] == "hold":
                 print(f"hold {path} until {r['arg']}", flush=True)
@@ -77,6 +82,9 @@ class Handler(socketserver.StreamRequestHandler):
                 print(f"drop {path} answer ({len(data)} bytes): {data[:200]!r}", flush=True)
                 time.sleep(5)
                 return
+            if r and r["kind"] == "slow":
+                print(f"slow {path} answer held {r['arg']} ms", flush=True)
+                time.sleep(int(r["arg"]) / 1000)
             self.wfile.write(f"HTTP/1.1 {resp.status} {resp.reason}\r\n".encode())
             self.wfile.write(b"Content-Type: application/json\r\n")
             self.wfile.write(f"Content-Length: {len(data)}\r\n\r\n".encode())

@@ -63,6 +63,18 @@ simlast() {
 		if [ "$3" = time ]; then head -n 1; else sed -n "s/^$3=//p"; fi
 }
 boot_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))'; }
+# proxy_up PORT: until the fault proxy listens there (python under load
+# can take over a second to start: an agent started before would find the
+# port closed, move to its next endpoint and never meet the proxy's rule).
+proxy_up() {
+	local i
+	for i in $(seq 100); do
+		(exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null && return 0
+		sleep 0.1
+	done
+	echo "fault proxy on $1 did not come up" >&2
+	return 1
+}
 cleanup() {
 	for p in "${apid[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	[ -z "${wpid:-}" ] || kill "$wpid" 2>/dev/null
@@ -330,7 +342,7 @@ stop X
 leakb=$(printf %s /uidgen/leak/node/ | base64)
 tests/lease/faultproxy.py ${etcd_client_port}9 http://127.0.0.1:${etcd_client_port}1 "drop:/v3/kv/txn:$leakb:1" > "$out/proxy-leak.log" 2>&1 &
 proxy=$!
-sleep 0.5
+proxy_up ${etcd_client_port}9
 start G leak 2 -o endpoints=http://127.0.0.1:${etcd_client_port}9
 check "a claim whose answer was lost: one node ID in etcd, never two on one lease" \
 	'waitlog G "in force" && sleep 1 && cat "$out/proxy-leak.log" && grep -q "^drop" "$out/proxy-leak.log" &&
@@ -476,7 +488,7 @@ stop_clone M inflight2
 # deadline (8.99 s at TTL 10): a pause after the check would do the same.
 tests/lease/faultproxy.py ${etcd_client_port}7 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/lease/keepalive::$out/never" > "$out/proxy-ka.log" 2>&1 &
 proxy=$!
-sleep 0.5
+proxy_up ${etcd_client_port}7
 start KG kagap 0 -o endpoints=http://127.0.0.1:${etcd_client_port}7,http://127.0.0.1:${etcd_client_port}2 \
 	-o ttl=10 -o timeout_ms=6000 -o grant_window_ms=9500
 check "a keepalive sent past the last one's deadline, in the claim wait: the claim is not opened, claimed again" \
@@ -565,7 +577,7 @@ check "the settings key changed under a holder: it stops, exit 3, saying what it
 restb=$(printf %s /uidgen/rest/node/ | base64)
 tests/lease/faultproxy.py ${etcd_client_port}8 http://127.0.0.1:${etcd_client_port}1 "hold:/v3/kv/txn:$restb:$out/go" > "$out/proxy-rest.log" 2>&1 &
 proxy=$!
-sleep 0.5
+proxy_up ${etcd_client_port}8
 start RA rest 0 -o endpoints=http://127.0.0.1:${etcd_client_port}8 -o ttl=10
 for i in $(seq 100); do grep -q "^hold" "$out/proxy-rest.log" && break; sleep 0.1; done
 etcd_snapshot "$out/snap.db"
