@@ -38,24 +38,7 @@ make -s -C lease || exit 1
 agent=$repo/lease/uidgen-lease
 declare -A apid
 
-start() {
-	local name=$1 cl=$2 bits=$3
-	shift 3
-	"$agent" -c /dev/null --device-sim "$out/$name.sim" -o endpoints="$etcd_eps" \
-		-o cluster="$cl" -o machine_id="$name" -o sim_node_bits="$bits" \
-		-o ttl=5 -o margin_ms=1000 -o timeout_ms=1000 -o retry_ms=200 "$@" \
-		>> "$out/$name.log" 2>&1 &
-	apid[$name]=$!
-}
-waitlog() {
-	local i
-	for i in $(seq $((${3:-15} * 10))); do
-		grep -Eq "$2" "$out/$1.log" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no '$2' in $1.log:"; tail -n 5 "$out/$1.log"
-	return 1
-}
+. tests/lease/harness.sh
 cleanup() {
 	for p in "${apid[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
 	etcd_stop

@@ -31,38 +31,7 @@ agent=$repo/lease/uidgen-lease
 declare -A apid
 proxy=
 
-start() {
-	local name=$1 cl=$2 bits=$3
-	shift 3
-	[ ! -e "$out/$name.log" ] || mv "$out/$name.log" "$out/$name.$(date +%s%N).log"
-	"$agent" -c /dev/null --device-sim "$out/$name.sim" -o endpoints="$etcd_eps" \
-		-o cluster="$cl" -o machine_id="$name" -o sim_node_bits="$bits" \
-		-o ttl=5 -o margin_ms=1000 -o timeout_ms=1000 -o retry_ms=200 "$@" \
-		>> "$out/$name.log" 2>&1 &
-	apid[$name]=$!
-}
-stop() { kill -USR1 "${apid[$1]}" 2>/dev/null; wait "${apid[$1]}"; }
-waitlog() {
-	local i
-	for i in $(seq $((${3:-15} * 10))); do
-		grep -Eq "$2" "$out/$1.log" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no '$2' in $1.log:"; tail -n 5 "$out/$1.log"
-	return 1
-}
-# proxy_up PORT: until the fault proxy listens there (python under load
-# can take over a second to start: an agent started before would find the
-# port closed, move to its next endpoint and never meet the proxy's rule).
-proxy_up() {
-	local i
-	for i in $(seq 100); do
-		(exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null && return 0
-		sleep 0.1
-	done
-	echo "fault proxy on $1 did not come up" >&2
-	return 1
-}
+. tests/lease/harness.sh
 cleanup() {
 	for p in "${apid[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	[ -z "$proxy" ] || kill "$proxy" 2>/dev/null
