@@ -37,8 +37,7 @@ rm -rf "$out"
 mkdir -p "$out"
 make -s -C lease || exit 1
 agent=$repo/lease/uidgen-lease
-ttl=5
-window=3333	# the agent's default at ttl 5: ttl x 2/3
+window=3333	# the agent's default at harness.sh's ttl 5: ttl x 2/3
 clock_error=500
 pid=
 cleanup() {
@@ -48,21 +47,14 @@ cleanup() {
 trap cleanup EXIT
 etcd_start "$out/etcd" || exit 1
 
-# run NAME CLUSTER: an agent for machine NAME, its stand-in $out/NAME.sim.
+. tests/lease/harness.sh
+declare -A apid
+# run NAME CLUSTER: harness.sh's agent for machine NAME (one node ID), in
+# force or adopted within 30 s; its pid in $pid.
 run() {
-	[ ! -e "$out/$1.log" ] || cat "$out/$1.log" >> "$out/$1.all.log"
-	"$agent" -c /dev/null --device-sim "$out/$1.sim" -o endpoints="$etcd_eps" \
-		-o cluster="$2" -o machine_id="$1" -o sim_node_bits=0 \
-		-o ttl=$ttl -o margin_ms=1000 -o timeout_ms=1000 -o retry_ms=200 \
-		> "$out/$1.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 300); do
-		grep -Eqs "in force|adopted from" "$out/$1.log" && return 0
-		sleep 0.1
-	done
-	echo "lease-restarts: $1 not in force after 30 s:" >&2
-	tail -n 5 "$out/$1.log" >&2
-	return 1
+	start "$1" "$2" 0
+	pid=${apid[$1]}
+	waitlog "$1" "in force|adopted from" 30 >&2
 }
 wall_ms() { date +%s%3N; }
 # offsets NAME CLUSTER ROUND: one line of figures.
