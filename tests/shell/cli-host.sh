@@ -311,9 +311,9 @@ for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tm
 done
 
 # --- No module loaded (19.9) ---------------------------------------------------
-HINT="uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then 'uidgen state restore FILE' with its state file (what uidgen-state.service does at boot)"
+HINT="uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen', then 'uidgen set-node N --new' for a node ID that has never issued an ID, else 'uidgen state restore FILE' with its state file (what uidgen-state.service does at boot)"
 # A tree user (README "First use") has no installed module: the insmod form.
-HINT2="uidgen: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko node_id=N node_new=1'"
+HINT2="uidgen: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko'"
 if [ -e /sys/module/uidgen ]; then
 	echo "# the uidgen module is loaded here: the no-module checks are left out"
 else
@@ -345,8 +345,8 @@ try:
     uidgen.Uidgen("/dev/uid")
 except OSError as e:
     print(e)' 2>&1)
-		like "no module: Python says to load it with node_new=1 if new" "$err" \
-			"not loaded: as root, modprobe uidgen node_id=N node_new=1 for a node ID that has never issued an ID; else modprobe uidgen node_id=N, then uidgen state restore FILE"
+		like "no module: Python says to load it, then set-node N --new if new" "$err" \
+			"not loaded: as root, modprobe uidgen, then uidgen set-node N --new for a node ID that has never issued an ID, else uidgen state restore FILE"
 	fi
 fi
 
