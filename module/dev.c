@@ -165,8 +165,8 @@ fault:
 static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
 {
 	if (wait_tick & UIDGEN_WAIT_GRANT) {
+		/* Counted, not logged: any reader can get here. */
 		atomic64_inc(&uidgen_dev_node.grant_waits);
-		pr_warn_ratelimited("the clock reached the grant: callers wait until the persister raises it (is uidgen-persist or uidgen-lease running?)\n");
 		if (nonblock)
 			return -EAGAIN;
 		return uidgen_wait_grant(wait_tick & ~UIDGEN_WAIT_GRANT);

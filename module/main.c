@@ -62,9 +62,14 @@ static void uidgen_life_check(struct work_struct *work)
 	schedule_delayed_work(&uidgen_life_work, 86400 * HZ);
 }
 
-/* Every 10 s: has a wall-clock step left the ID clock apart from it? */
+/*
+ * Every 10 s: has a wall-clock step left the ID clock apart from it?
+ * Deferrable: an idle CPU is not woken for it, the check runs with the
+ * next wakeup instead. No event serves: the kernel tells no module when
+ * CLOCK_REALTIME is set.
+ */
 static void uidgen_clock_work_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(uidgen_clock_work, uidgen_clock_work_fn);
+static DECLARE_DEFERRABLE_WORK(uidgen_clock_work, uidgen_clock_work_fn);
 
 static void uidgen_clock_work_fn(struct work_struct *work)
 {
@@ -106,7 +111,6 @@ static int uidgen_start(void)
 
 static int __init uidgen_init(void)
 {
-	const struct uidgen_layout *l = &uidgen_dev_gen.l;
 	int ret;
 
 	ret = uidgen_start();
@@ -119,12 +123,6 @@ static int __init uidgen_init(void)
 	if (ret)
 		goto err_unregister_vmfork;
 	uidgen_debugfs_init();
-
-	pr_info("v%s: /dev/uid (mode %04o, gid %u), layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
-		UIDGEN_VERSION_STR, uidgen_dev_mode, uidgen_dev_gid, l->ts_bits,
-		l->node_bits, l->slot_bits, l->seq_bits, l->tick_us,
-		l->epoch_ms, uidgen_exhausts_at_ms(l));
-	pr_notice("no node ID assigned: no ID is issued until an administrator assigns one with its floor\n");
 	uidgen_life_check(NULL);
 	schedule_delayed_work(&uidgen_clock_work, 10 * HZ);
 	return 0;

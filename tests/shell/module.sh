@@ -137,6 +137,7 @@ nobody_reads() {
 
 dmesg -C
 ok "loads with the default mode" insmod $KO
+is "a load logs nothing" "$(dmesg | grep -c uidgen)" 0
 assign 1
 is "/dev/uid is root:root 0444" "$(stat -c '%F %U:%G %a' /dev/uid)" \
 	"character special file root:root 444"
@@ -182,6 +183,7 @@ ok "unloads" rmmod uidgen
 # assigned through the ioctl (set-node), which no parameter can do.
 dmesg -C
 ok "loads without parameters" insmod $KO
+is "and logs nothing" "$(dmesg | grep -c uidgen)" 0
 err=$($U 2>&1)
 like "the CLI explains" "$err" "Cannot assign requested address"
 like "and how to fix it" "$err" "set-node N"
@@ -196,6 +198,17 @@ is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" active
 like "IDs carry node 9" "$($U decode "$($U)")" "node=9 "
 err=$($U set-node 010 --new 2>&1)
 like "node IDs are decimal: 010 is ten, and busy" "$err" "Device or resource busy"
+# A reader that reaches the grant waits, counted, never logged: any
+# reader can get there, as often as it likes.
+$U revoke-node
+printf 'node_id=9\nfloor_ms=%s\n' "$(date +%s%3N)" > /tmp/module.state
+ok "restore with a grant 1 ms ahead" $U state restore /tmp/module.state --ahead-ms 1
+dmesg -C
+timeout 3 $U -n 100000 > /dev/null 2>&1
+is "a read past the grant waits (killed by timeout)" "$?" 124
+ok "the wait is counted" [ "$(cat /sys/class/uidgen/uid/grant_waits)" -gt 0 ]
+is "and not logged" "$(dmesg | grep -c uidgen)" 0
+rm -f /tmp/module.state
 
 # Unloading: refused while an fd is open, fine once closed.
 exec 3< /dev/uid
