@@ -46,7 +46,7 @@ type Info struct {
 	Size            uint32
 	Flags           uint32
 	NodeID          uint32 // 0xffffffff: none
-	NodeState       uint32 // 0 none, 1 pending, 2 active
+	NodeState       uint32 // 0 none, 1 active
 	TsBits          uint32
 	NodeBits        uint32
 	SlotBits        uint32

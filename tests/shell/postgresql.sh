@@ -4,9 +4,9 @@
 # and the real module, in the VM: `make install` (into tmpfs copies of
 # PostgreSQL's library and extension directories, the guest's / being
 # read-only), initdb into /tmp as the postgres user, then pg_regress with
-# the module loaded six ways: default layout and node 7; another layout;
-# no node ID; a node ID pending (no floor); four IDs per 10-second tick
-# (waits, statement_timeout); no module. Each pg_regress
+# the module loaded five ways: default layout and node 7; another layout;
+# no node ID; four IDs per 10-second tick (waits, statement_timeout); no
+# module. Each pg_regress
 # test is one TAP result, plus the set-up steps and "no backend crashed".
 #
 # Run as root in the repository, the module unloaded; clients/postgresql
