@@ -805,7 +805,8 @@ static int cmd_stats(const char *dev)
 		print_ms(times[i], v);
 	}
 	printf("%-15s %s\n", "node_state",
-	       info.node_state < 2 ? states[info.node_state] : "?");
+	       info.node_state < sizeof(states) / sizeof(states[0]) ?
+	       states[info.node_state] : "?");
 	if (info.node_id != UIDGEN_NODE_NONE)
 		printf("%-15s %u\n", "node_id", info.node_id);
 	else
