@@ -657,6 +657,75 @@ struct floor_src {
 	const char *state;		/* --state FILE */
 };
 
+/*
+ * This machine's state file, the one its units keep: $UIDGEN_STATE, else
+ * UIDGEN_STATE= in /etc/default/uidgen (the units' EnvironmentFile), else
+ * the units' default. Into @buf.
+ */
+static const char *machine_state_file(char *buf, size_t len)
+{
+	const char *env = getenv("UIDGEN_STATE");
+	char line[512];
+	FILE *f;
+
+	snprintf(buf, len, "%s", env && *env ? env : "/var/lib/uidgen/state");
+	if (env && *env)
+		return buf;
+	f = fopen("/etc/default/uidgen", "re");
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = line + 13;
+
+		if (strncmp(line, "UIDGEN_STATE=", 13))
+			continue;
+		v[strcspn(v, "\n")] = 0;
+		if (*v == '"' || *v == '\'') {
+			v[strcspn(v + 1, "\"'") + 1] = 0;
+			v++;
+		}
+		if (*v)
+			snprintf(buf, len, "%s", v);
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The machine's state file is its record of its node ID and floor: a
+ * set-node that contradicts it (another machine's number, copied with a
+ * step; --new, or a lower floor, for the node ID whose floor it holds) is
+ * a mistake, not a wish: refused, saying what to run. With --state FILE,
+ * FILE is the word. 0, or the exit status.
+ */
+static int set_node_agrees(unsigned long long node, const struct floor_src *src)
+{
+	char file[512];
+	struct state st;
+	int ret;
+
+	if (src->state)
+		return 0;
+	machine_state_file(file, sizeof(file));
+	ret = state_read(file, &st);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret < 0 ? 1 : ret;
+	if (st.node != UIDGEN_NODE_NONE && st.node != node) {
+		fprintf(stderr, "%s: this machine's state file %s holds node ID %llu, not %llu: if %llu is this machine's node ID, run '%s state restore %s'; if not, move the file away first (it is node ID %llu's history)\n",
+			prog, file, st.node, node, st.node, prog, file, st.node);
+		return 1;
+	}
+	if (src->is_new || src->floor_ms < st.floor_ms) {
+		fprintf(stderr, "%s: this machine's state file %s holds node ID %llu's floor, %llu ms: it has issued IDs, and %s could repeat them; run '%s state restore %s' (or set-node %llu --state %s)\n",
+			prog, file, node, st.floor_ms,
+			src->is_new ? "--new" : "a lower floor", prog, file, node, file);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_set_node(const char *dev, char **argv, int argc,
 			const struct floor_src *src)
 {
@@ -710,6 +779,9 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 		}
 		floor = st.floor_ms;
 	}
+	ret = set_node_agrees(node, src);
+	if (ret)
+		return ret;
 	g = node_dev_open(dev);
 	if (!g)
 		return 1;

@@ -305,6 +305,27 @@ err=$($U set-node "$node" --state /tmp/cli-other.state 2>&1); rc=$?
 is "set-node N --state of another node ID's file exits 1" "$rc" 1
 like "and names both" "$err" "holds the floor of node ID $((node ^ 1)), not $node"
 $U revoke-node
+# The machine's own state file (the units' UIDGEN_STATE) is its record of
+# its node ID and floor: set-node never contradicts it silently.
+mine=/tmp/cli-mine.state
+printf 'node_id=%s\nfloor_ms=%s\n' $((node ^ 1)) "$floor" > $mine
+err=$(UIDGEN_STATE=$mine $U set-node "$node" --new 2>&1); rc=$?
+is "set-node of another node ID than the machine's state file's exits 1" "$rc" 1
+is "and says whose the file is and what to run" "$err" \
+	"uidgen: this machine's state file $mine holds node ID $((node ^ 1)), not $node: if $((node ^ 1)) is this machine's node ID, run 'uidgen state restore $mine'; if not, move the file away first (it is node ID $((node ^ 1))'s history)"
+like "and assigns nothing" "$($U info)" "^node_id: +unassigned "
+printf 'node_id=%s\nfloor_ms=%s\n' "$node" "$floor" > $mine
+err=$(UIDGEN_STATE=$mine $U set-node "$node" --new 2>&1); rc=$?
+is "set-node N --new when the state file holds N's floor exits 1" "$rc" 1
+like "and says it has issued" "$err" "holds node ID $node's floor, $floor ms: it has issued IDs, and --new could repeat them"
+err=$(UIDGEN_STATE=$mine $U set-node "$node" --floor $((floor - 1)) 2>&1); rc=$?
+is "set-node N --floor below the file's exits 1" "$rc" 1
+like "and says so" "$err" "and a lower floor could repeat them"
+like "still nothing assigned" "$($U info)" "^node_id: +unassigned "
+ok "set-node N --floor at the file's floor is fine" \
+	sh -c "UIDGEN_STATE=$mine $U set-node $node --floor $floor > /dev/null"
+$U revoke-node
+rm -f $mine
 
 # Restore: persist a grant mark ahead, then node + floor + grant at once.
 # 20 s ahead: room for a slow VM to get through the checks below before
