@@ -73,15 +73,6 @@ static int uidgen_wait_grant(u64 tick)
 			READ_ONCE(n->node) != node) ? -ERESTARTSYS : 0;
 }
 
-/* Why nothing is issued: no node ID, or one whose floor is to come. */
-static int uidgen_no_node(void)
-{
-	u32 node;
-
-	return uidgen_node_state(&uidgen_dev_node, &node) ==
-	       UIDGEN_NODE_STATE_PENDING ? -ENODATA : -EADDRNOTAVAIL;
-}
-
 /* For uidgen_take(): no slot chosen yet, take the running CPU's. */
 #define UIDGEN_ANY_SLOT		UINT_MAX
 
@@ -174,8 +165,8 @@ fault:
 static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
 {
 	if (wait_tick & UIDGEN_WAIT_GRANT) {
+		/* Counted, not logged: any reader can get here. */
 		atomic64_inc(&uidgen_dev_node.grant_waits);
-		pr_warn_ratelimited("the clock reached the grant: callers wait until the persister raises it (is uidgen-persist or uidgen-lease running?)\n");
 		if (nonblock)
 			return -EAGAIN;
 		return uidgen_wait_grant(wait_tick & ~UIDGEN_WAIT_GRANT);
@@ -221,7 +212,7 @@ static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 		uidgen_leave();
 
 		if (got < 0) {
-			err = got == -EADDRNOTAVAIL ? uidgen_no_node() : got;
+			err = got;
 			break;
 		}
 		if (!got) {
@@ -343,7 +334,7 @@ static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 	uidgen_leave();
 
 	if (got < 0)
-		return got == -EADDRNOTAVAIL ? uidgen_no_node() : got;
+		return got;
 	if (!got)
 		return uidgen_wait(slot, wait_tick, nonblock);
 	if (!left)

@@ -30,7 +30,6 @@
  * @lock: serialises every change to the fields below and to @gen's floor
  *	and grant
  * @node: the node ID in force, or -1; read locklessly by minting paths
- * @pending: a node ID set without its floor (UIDGEN_NODE_NONE: none)
  * @floor_unix_ns: the highest floor applied to @gen (Unix ns, 0: none)
  * @grant_unix_ns: the grant of the assignment in force, as given (Unix
  *	ns, 0: none); @gen's grant_tick is what minting paths read
@@ -54,7 +53,6 @@ struct uidgen_node_ctl {
 	struct uidgen_gen *gen;
 	struct mutex lock;	/* see @lock above */
 	int node;
-	u32 pending;
 	u64 floor_unix_ns;
 	u64 grant_unix_ns;
 	u64 deadline_boot_ns;
@@ -77,9 +75,6 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
 		      const struct uidgen_rules_req *req);
 int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
 		       const char *why);
-int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node);
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_unix_ns);
-int uidgen_node_new(struct uidgen_node_ctl *n);
 u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node);
 void uidgen_node_vmfork(struct uidgen_node_ctl *n);
 
@@ -92,8 +87,6 @@ extern u64 __percpu *uidgen_issued;
 extern unsigned int uidgen_dev_mode;
 extern unsigned int uidgen_dev_gid;
 extern const struct attribute_group *uidgen_groups[];
-int uidgen_params_start(void);
-void uidgen_params_stop(void);
 struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
 void uidgen_clock_check(void);

@@ -15,7 +15,6 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
@@ -63,9 +62,14 @@ static void uidgen_life_check(struct work_struct *work)
 	schedule_delayed_work(&uidgen_life_work, 86400 * HZ);
 }
 
-/* Every 10 s: has a wall-clock step left the ID clock apart from it? */
+/*
+ * Every 10 s: has a wall-clock step left the ID clock apart from it?
+ * Deferrable: an idle CPU is not woken for it, the check runs with the
+ * next wakeup instead. No event serves: the kernel tells no module when
+ * CLOCK_REALTIME is set.
+ */
 static void uidgen_clock_work_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(uidgen_clock_work, uidgen_clock_work_fn);
+static DECLARE_DEFERRABLE_WORK(uidgen_clock_work, uidgen_clock_work_fn);
 
 static void uidgen_clock_work_fn(struct work_struct *work)
 {
@@ -81,7 +85,7 @@ static void uidgen_free(void)
 	kfree(uidgen_dev_gen.slots);
 }
 
-/* The generator, its node and the load-time node ID; under the param lock. */
+/* The generator and its node, with no node ID assigned. */
 static int uidgen_start(void)
 {
 	struct uidgen_layout l = uidgen_params_layout();
@@ -102,51 +106,30 @@ static int uidgen_start(void)
 	if (!g->slots || !uidgen_issued || !uidgen_page)
 		return -ENOMEM;
 	uidgen_node_init(&uidgen_dev_node, g, page_address(uidgen_page));
-	return uidgen_params_start();
+	return 0;
 }
 
 static int __init uidgen_init(void)
 {
-	const struct uidgen_layout *l = &uidgen_dev_gen.l;
-	u32 node;
 	int ret;
 
-	/*
-	 * Parameter writes through sysfs wait for this, so none lands half
-	 * way through; if init fails they get ENODEV, not freed memory.
-	 */
-	kernel_param_lock(THIS_MODULE);
 	ret = uidgen_start();
 	if (ret)
-		uidgen_params_stop();
-	kernel_param_unlock(THIS_MODULE);
-	if (ret)
 		goto err_free;
-
 	ret = register_random_vmfork_notifier(&uidgen_vmfork_nb);
 	if (ret)
-		goto err_stop;
+		goto err_destroy;
 	ret = uidgen_dev_add();
 	if (ret)
 		goto err_unregister_vmfork;
 	uidgen_debugfs_init();
-
-	pr_info("v%s: /dev/uid (mode %04o, gid %u), layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
-		UIDGEN_VERSION_STR, uidgen_dev_mode, uidgen_dev_gid, l->ts_bits,
-		l->node_bits, l->slot_bits, l->seq_bits, l->tick_us,
-		l->epoch_ms, uidgen_exhausts_at_ms(l));
-	if (uidgen_node_state(&uidgen_dev_node, &node) == UIDGEN_NODE_STATE_NONE)
-		pr_notice("no node ID assigned: no ID is issued until an administrator assigns one with its floor\n");
 	uidgen_life_check(NULL);
 	schedule_delayed_work(&uidgen_clock_work, 10 * HZ);
 	return 0;
 
 err_unregister_vmfork:
 	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
-err_stop:
-	kernel_param_lock(THIS_MODULE);
-	uidgen_params_stop();
-	kernel_param_unlock(THIS_MODULE);
+err_destroy:
 	uidgen_node_destroy(&uidgen_dev_node);
 err_free:
 	uidgen_free();
@@ -155,10 +138,6 @@ err_free:
 
 static void __exit uidgen_exit(void)
 {
-	/* The parameter files outlive this function: make them inert. */
-	kernel_param_lock(THIS_MODULE);
-	uidgen_params_stop();
-	kernel_param_unlock(THIS_MODULE);
 	cancel_delayed_work_sync(&uidgen_clock_work);
 	cancel_delayed_work_sync(&uidgen_life_work);
 	uidgen_debugfs_exit();

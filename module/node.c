@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The node ID's life: assignment with its floor, the pending state of a
- * node ID whose floor is not known yet, the grant (how far ahead userspace
- * has persisted), the lease deadline and fencing token, and the revoke
- * that fences all of it off, including on a VM fork.
+ * The node ID's life: assignment with its floor, the grant (how far ahead
+ * userspace has persisted), the lease deadline and fencing token, and the
+ * revoke that fences all of it off, including on a VM fork.
  *
  * Locking: struct uidgen_node_ctl.lock serialises every change here.
  * Minting paths (dev.c) take no lock: they read @node and
@@ -73,7 +72,6 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 
 	lockdep_assert_held(&n->lock);
 	WRITE_ONCE(n->node, -1);
-	WRITE_ONCE(n->pending, UIDGEN_NODE_NONE);
 	hrtimer_try_to_cancel(&n->deadline_timer);
 	/* Every minting path that saw the old node ID has finished. */
 	if (expedite)
@@ -104,7 +102,6 @@ static void uidgen_node_rules(const struct uidgen_node_ctl *n,
 	*r = (struct uidgen_node_rules) {
 		.node_bits = n->gen->l.node_bits,
 		.node = n->node < 0 ? UIDGEN_NODE_NONE : n->node,
-		.pending = n->pending,
 		.token = n->token,
 		.max_token = n->max_token,
 		.floor_unix_ns = n->floor_unix_ns,
@@ -153,7 +150,6 @@ static int uidgen_node_apply(struct uidgen_node_ctl *n,
 	n->grant_unix_ns = r->grant_unix_ns;
 	if (act & UIDGEN_RULES_DEADLINE)
 		uidgen_node_set_deadline(n, r->deadline_boot_ns);
-	WRITE_ONCE(n->pending, r->pending);
 	if (!(act & UIDGEN_RULES_PUBLISH))
 		return 0;
 	/* Publish last: a minting path that sees it sees all of the above. */
@@ -208,7 +204,6 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 	n->gen = gen;
 	n->page = page;
 	n->node = -1;
-	n->pending = UIDGEN_NODE_NONE;
 	n->floor_unix_ns = 0;
 	n->grant_unix_ns = 0;
 	n->deadline_boot_ns = UIDGEN_NO_DEADLINE;
@@ -249,8 +244,8 @@ static void uidgen_node_assigned(const struct uidgen_node_rules *r,
 
 /*
  * After the rules returned @ret and @act (towards @r), with n->lock held:
- * carry it out; on success log a new (@new: NEW) or pending node ID and
- * wake grant waiters.
+ * carry it out; on success log a new node ID (@new: NEW) and wake grant
+ * waiters.
  */
 static int uidgen_node_finish(struct uidgen_node_ctl *n,
 			      struct uidgen_node_rules *r, int ret,
@@ -262,9 +257,6 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
 		return ret ? ret : err;
 	if (act & UIDGEN_RULES_PUBLISH)
 		uidgen_node_assigned(r, new);
-	if (act & UIDGEN_RULES_PENDING)
-		pr_notice("node ID %u pending: nothing is issued under it until its floor is restored (uidgen state restore, or floor_ms), or, for a node ID that never issued, node_new=1 or uidgen set-node %u --new\n",
-			  r->pending, r->pending);
 	wake_up_all(&n->grant_wq);
 	return 0;
 }
@@ -344,8 +336,7 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
  * @why: for the log
  *
  * When this returns, no ID with the old node ID will leave the kernel, and
- * the fence on the shared page has moved for runs cached in userspace. A
- * pending node ID is cleared too.
+ * the fence on the shared page has moved for runs cached in userspace.
  *
  * Context: process; takes n->lock; waits for an RCU grace period.
  * Return: 0, or -ESTALE if @node or @token is not the one in force (a
@@ -388,99 +379,21 @@ void uidgen_node_vmfork(struct uidgen_node_ctl *n)
 }
 
 /**
- * uidgen_node_set_pending() - Set a node ID whose floor is still to come.
+ * uidgen_node_state() - Which node ID is in force, if any.
  * @n: the node
- * @node: the node ID
- *
- * Nothing is issued under it until uidgen_node_floor() or
- * uidgen_node_new() completes it.
- *
- * Context: process; takes n->lock.
- * Return: 0 (also if @node is already active); -ERANGE if it does not
- * fit; -EBUSY if another node ID is active.
- */
-int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node)
-{
-	struct uidgen_node_rules r;
-	unsigned int act;
-	u64 now_ns;
-	int ret;
-
-	mutex_lock(&n->lock);
-	now_ns = ktime_get_boottime_ns();
-	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_set_pending(&r, node, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
-	mutex_unlock(&n->lock);
-	return ret;
-}
-
-/**
- * uidgen_node_floor() - Raise the floor; complete a pending node ID.
- * @n: the node
- * @floor_unix_ns: Unix ns: the tick containing it and all earlier ones are
- *	never issued from now on
- *
- * Context: process; takes n->lock.
- * Return: 0, or -EOVERFLOW if no tick is left above @floor_unix_ns.
- */
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_unix_ns)
-{
-	struct uidgen_node_rules r;
-	unsigned int act;
-	u64 now_ns;
-	int ret;
-
-	mutex_lock(&n->lock);
-	now_ns = ktime_get_boottime_ns();
-	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_floor(&r, floor_unix_ns, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
-	mutex_unlock(&n->lock);
-	return ret;
-}
-
-/**
- * uidgen_node_new() - Activate the pending node ID: it never issued.
- * @n: the node
- *
- * Context: process; takes n->lock.
- * Return: 0, or -ENOENT if no node ID is pending.
- */
-int uidgen_node_new(struct uidgen_node_ctl *n)
-{
-	struct uidgen_node_rules r;
-	unsigned int act;
-	u64 now_ns;
-	int ret;
-
-	mutex_lock(&n->lock);
-	now_ns = ktime_get_boottime_ns();
-	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_new(&r, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act, true, now_ns);
-	mutex_unlock(&n->lock);
-	return ret;
-}
-
-/**
- * uidgen_node_state() - Which node ID is set, and how.
- * @n: the node
- * @node: out: the node ID set, pending or active, or UIDGEN_NODE_NONE
+ * @node: out: the node ID in force, or UIDGEN_NODE_NONE
  *
  * Context: any (a snapshot: may be stale when it returns).
- * Return: UIDGEN_NODE_STATE_NONE, _PENDING or _ACTIVE.
+ * Return: UIDGEN_NODE_STATE_NONE or _ACTIVE.
  */
 u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node)
 {
 	int active = READ_ONCE(n->node);
-	u32 pending = READ_ONCE(n->pending);
 
-	if (active >= 0) {
-		*node = active;
-		return UIDGEN_NODE_STATE_ACTIVE;
+	if (active < 0) {
+		*node = UIDGEN_NODE_NONE;
+		return UIDGEN_NODE_STATE_NONE;
 	}
-	*node = pending;
-	return pending == UIDGEN_NODE_NONE ? UIDGEN_NODE_STATE_NONE :
-	       UIDGEN_NODE_STATE_PENDING;
+	*node = active;
+	return UIDGEN_NODE_STATE_ACTIVE;
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kselftests for a node ID's life: assignment only with a floor (or the
- * word that it is new), the pending state, grants, lease deadlines,
- * fencing tokens, INFO's size and time namespaces (a revoke no stalled
- * reader can hold up is in uidgen_fault_test.c). Run as root right after
- * loading the module without node_id; each test leaves no node ID behind.
+ * word that it is new), grants, lease deadlines, fencing tokens, INFO's
+ * size and time namespaces (a revoke no stalled reader can hold up is in
+ * uidgen_fault_test.c). Run as root right after loading the module (with
+ * the default clock_step_ms); each test leaves no node ID behind.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -216,50 +216,6 @@ TEST_F(life, renew_past_deadline_is_etime)
 			  node_state(self->fd));
 		ASSERT_EQ(0, revoke_all(self->fd));
 	}
-}
-
-/* node_id through sysfs is pending until floor_ms completes it. */
-TEST_F(life, pending_until_the_floor)
-{
-	uint64_t id, floor = now_ms() + 2000;
-	struct uidgen_info in;
-	char buf[32];
-
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "4"));
-	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(UIDGEN_NODE_STATE_PENDING, in.node_state);
-	EXPECT_EQ(4U, in.node_id);
-	ASSERT_EQ(0, read_file("/sys/class/uidgen/uid/node_state", buf, sizeof(buf)));
-	EXPECT_STREQ("pending\n", buf);
-	errno = 0;
-	EXPECT_EQ(-1, read(self->fd, &id, 8));
-	EXPECT_EQ(ENODATA, errno);
-	errno = 0;
-	EXPECT_EQ(-1, batch(self->fd, &id, 1));
-	EXPECT_EQ(ENODATA, errno);
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)floor);
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "floor_ms", buf));
-	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, in.node_state);
-	EXPECT_EQ(floor * MS, in.floor_unix_ns);
-	ASSERT_EQ(8, read(self->fd, &id, 8));
-	EXPECT_EQ(4U, split(&in, id).node);
-	EXPECT_LT(floor * MS, id_ns(&in, id));
-	/* A revoke clears it; a pending one too. */
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "6"));
-	EXPECT_EQ(UIDGEN_NODE_STATE_PENDING, node_state(self->fd));
-	EXPECT_EQ(0, revoke_all(self->fd));
-	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, node_state(self->fd));
-	/* node_new completes only a pending node ID. */
-	EXPECT_EQ(-ENOENT, write_file(UIDGEN_PARAM "node_new", "1"));
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "010"));
-	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_new", "1"));
-	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(10U, in.node_id);
-	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, in.node_state);
-	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "0x3"));
 }
 
 /* One call: node ID and floor, applied before the first ID. */
@@ -534,7 +490,7 @@ TEST_F(life, clock_step_is_visible)
 	ssize_t r;
 
 	before = param_long("../../../class/uidgen/uid/clock_offset_ms");
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "clock_step_ms", "1000"));
+	ASSERT_EQ(1000, param_long("clock_step_ms"));
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, kmsg);
 	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));

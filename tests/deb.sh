@@ -97,7 +97,8 @@ check "a program builds against the packaged header and .so" \
 # /dev/uid given to a group, and the packaged CLI and library.
 cat > "$out/job.sh" <<JOB
 set -u
-modprobe uidgen node_id=6 node_new=1 dev_mode=0440 dev_gid=4242 && echo "RESULT modprobe ok"
+modprobe uidgen dev_mode=0440 dev_gid=4242 && echo "RESULT modprobe ok"
+uidgen set-node 6 --new > /dev/null && echo "RESULT set-node ok"
 echo "RESULT path \$(modinfo -n uidgen)"
 echo "RESULT dev \$(stat -c '%u:%g %a' /dev/uid)"
 echo "RESULT cli \$(uidgen decode "\$(uidgen)")"
@@ -107,6 +108,7 @@ JOB
 vm_job
 check "in a $kver VM, modprobe loads the DKMS-built module" '[ "$(get modprobe)" = ok ]'
 check "from updates/dkms" 'get path | grep -q "^/lib/modules/$kver/updates/dkms/uidgen.ko"'
+check "the packaged CLI assigns node ID 6" '[ "$(get set-node)" = ok ]'
 check "/dev/uid is root:4242 0440" '[ "$(get dev)" = "0:4242 440" ]'
 check "the packaged CLI gets IDs under node 6" 'get cli | grep -q " node=6 "'
 check "the program, on the packaged .so, as group 4242" '[ "$(get prog)" = "node=6" ]'

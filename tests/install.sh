@@ -48,16 +48,18 @@ check "and needs libuidgen.so.2" 'readelf -d "$out/prog" | grep -q "NEEDED.*libu
 # In the VM: load from the install, run the installed CLI and the program.
 cat > "$out/job.sh" <<JOB
 set -u
-modprobe -d "$dest" uidgen node_id=3 node_new=1 && echo "RESULT modprobe ok"
-echo "RESULT path \$(cat /sys/module/uidgen/parameters/node_id) \$(modinfo -b "$dest" -k "$kver" -n uidgen)"
+modprobe -d "$dest" uidgen && echo "RESULT modprobe ok"
+LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/uidgen" set-node 3 --new > /dev/null && echo "RESULT set-node ok"
+echo "RESULT path \$(modinfo -b "$dest" -k "$kver" -n uidgen)"
 LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/uidgen" info | sed 's/^/RESULT info /'
 LD_LIBRARY_PATH=$dest$prefix/lib "$out/prog" | sed 's/^/RESULT prog /'
 rmmod uidgen && echo "RESULT rmmod ok"
 JOB
 vm_job
 check "modprobe loads it from DESTDIR" '[ "$(get modprobe)" = ok ]'
-check "from updates/, with node_id=3" \
-	'[ "$(get path)" = "3 $dest/lib/modules/$kver/updates/uidgen.ko" ]'
+check "from updates/" \
+	'[ "$(get path)" = "$dest/lib/modules/$kver/updates/uidgen.ko" ]'
+check "the installed CLI assigns it node ID 3" '[ "$(get set-node)" = ok ]'
 check "the installed CLI talks to it" 'get info | grep -q "^node_id: *3$"'
 check "the program, on the installed .so, gets IDs" '[ "$(get prog)" = "node=3" ]'
 check "rmmod" '[ "$(get rmmod)" = ok ]'

@@ -2,7 +2,7 @@
 /*
  * KUnit tests for uidgen's generator core, with an injected clock: "now"
  * is whatever the test passes in. Plus the node's life (assignment with a
- * floor, pending, tokens, the deadline, the VM-fork revoke) on nodes the
+ * floor, tokens, the deadline, the VM-fork revoke) on nodes the
  * tests make for themselves, grants, and kthreads
  * on every CPU hammering one slot and all slots.
  */
@@ -650,8 +650,8 @@ static void uidgen_node_assign_test(struct kunit *test)
 	uidgen_node_destroy(n);
 }
 
-/* A pending node ID issues nothing until its floor arrives. */
-static void uidgen_node_pending_test(struct kunit *test)
+/* An assignment's floor moves the clock past it; a re-assign raises it. */
+static void uidgen_node_floor_test(struct kunit *test)
 {
 	struct uidgen_layout l = DEFAULT_LAYOUT;
 	struct uidgen_gen *g = new_gen(test, &l);
@@ -659,22 +659,24 @@ static void uidgen_node_pending_test(struct kunit *test)
 	u64 now_ms = div_u64(WALL_NS, NSEC_PER_MSEC), floor = now_ms + 60000;
 	u32 node;
 
-	KUNIT_EXPECT_EQ(test, -ENOENT, uidgen_node_new(n));
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 7));
-	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_PENDING, state(n, &node));
-	KUNIT_EXPECT_EQ(test, 7U, node);
-	KUNIT_EXPECT_EQ(test, -1, n->node);
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_floor(n, floor * NSEC_PER_MSEC));
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 7, false, floor * NSEC_PER_MSEC,
+					0, 0, 0));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_ACTIVE, state(n, &node));
+	KUNIT_EXPECT_EQ(test, 7U, node);
 	KUNIT_EXPECT_EQ(test, floor * NSEC_PER_MSEC, n->floor_unix_ns);
 	/* The clock now reads past the floor's tick. */
 	KUNIT_EXPECT_GT(test, uidgen_tick(g, ktime_get_boottime_ns()),
 			uidgen_ms_to_tick(g, floor));
-	/* A revoke clears a pending node ID too. */
-	uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test");
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 9));
-	uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test");
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 7, false,
+					(floor + 1000) * NSEC_PER_MSEC, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, (floor + 1000) * NSEC_PER_MSEC, n->floor_unix_ns);
+	KUNIT_EXPECT_GT(test, uidgen_tick(g, ktime_get_boottime_ns()),
+			uidgen_ms_to_tick(g, floor + 1000));
+	/* A revoke leaves no node ID, and the floor where it was. */
+	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test"));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_NONE, state(n, &node));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, node);
+	KUNIT_EXPECT_EQ(test, (floor + 1000) * NSEC_PER_MSEC, n->floor_unix_ns);
 	uidgen_node_destroy(n);
 }
 
@@ -915,7 +917,7 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE(uidgen_heal_too_far_test),
 	KUNIT_CASE(uidgen_fence_slots_test),
 	KUNIT_CASE(uidgen_node_assign_test),
-	KUNIT_CASE(uidgen_node_pending_test),
+	KUNIT_CASE(uidgen_node_floor_test),
 	KUNIT_CASE(uidgen_node_token_test),
 	KUNIT_CASE(uidgen_node_deadline_test),
 	KUNIT_CASE(uidgen_node_late_renew_test),

@@ -7,9 +7,10 @@
 #   $2  TAG    names this boot's ID files: /mnt/ids-TAG-N
 #   $3...      steps, in order:
 #     up        an application starts reading IDs first (two readers,
-#               retrying while the device is missing, pending or
-#               unassigned); the module is loaded with modprobe and the
-#               options in /run/modprobe.d/uidgen.conf; the units start;
+#               retrying while the device is missing or has no node ID);
+#               the module is loaded with modprobe and the options in
+#               /run/modprobe.d/uidgen.conf; the units start (restore
+#               assigns the state file's node ID with its floor);
 #               the readers mint until each has $NL_IDS/2 IDs, borrowing
 #               up to max_borrow_ticks ahead of the clock (the layout has
 #               2 IDs a tick per slot, so they reach the ceiling)
@@ -53,10 +54,14 @@ fi
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # The guest's / is this machine's, read-only: modprobe.d options go to
 # /run/modprobe.d (read by modprobe like /etc/modprobe.d), the units'
-# settings to a fresh /etc/default.
+# settings to a fresh /etc/default. The layout only: the node ID is the
+# state file's (an older tree's module, with a node_id parameter, gets it
+# here too).
 mkdir -p /run/modprobe.d /mnt/state
+nodeopt=
+modinfo -b "$DEST" -F parm uidgen 2>/dev/null | grep -q '^node_id:' && nodeopt=node_id=7
 cat > /run/modprobe.d/uidgen.conf <<EOF
-options uidgen node_id=7 ts_bits=52 seq_bits=1 max_borrow_ticks=1000
+options uidgen $nodeopt ts_bits=52 seq_bits=1 max_borrow_ticks=1000
 EOF
 mount -t tmpfs tmpfs /etc/default
 # A short grant window, renewed every second: a load reads for longer than
@@ -177,7 +182,7 @@ up() {
 	echo "RESULT load_wall_s $(date +%s)"
 	modprobe -d "$DEST" uidgen || echo "RESULT modprobe failed"
 	echo "RESULT node_state_at_load $(cat /sys/class/uidgen/uid/node_state 2>/dev/null ||
-		cat /sys/module/uidgen/parameters/node_id)"
+		cat /sys/module/uidgen/parameters/node_id 2>/dev/null)"
 	if [ "${1:-}" = first ] && "$CLI" --help | grep -q -- --new; then
 		"$CLI" set-node 7 --new
 	fi
