@@ -8,6 +8,7 @@
 #define _UIDGEN_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/compiler.h>
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -18,6 +19,8 @@
 
 #include "gen.h"
 #include "noderules.h"
+
+struct file;
 
 #define UIDGEN_VERSION_MAJOR	1
 #define UIDGEN_VERSION_MINOR	4
@@ -99,6 +102,13 @@ u64 uidgen_params_min_life_ms(void);
 void uidgen_clock_check(void);
 void uidgen_debugfs_init(void);
 void uidgen_debugfs_exit(void);
+
+/* mint.c: the minting path */
+ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
+		    loff_t *ppos);
+long uidgen_fill(u64 __user *dst, size_t n, bool nonblock);
+long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
+			 struct uidgen_reserve *r, bool nonblock);
 
 /* dev.c: /dev/uid */
 int uidgen_dev_add(void);
