@@ -7,14 +7,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
-#include <linux/cdev.h>
 #include <linux/compat.h>
-#include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/slab.h>
 #include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 
@@ -284,39 +282,22 @@ static const struct file_operations uidgen_fops = {
 };
 
 /*
- * /dev/uid: a class and device of our own rather than a misc device, so
- * that devtmpfs creates the node with dev_gid as well as dev_mode.
- * Anyone the mode lets in may read IDs; only CAP_SYS_ADMIN may assign the
- * node ID.
+ * /dev/uid: a misc device. Anyone the node's mode lets in may read IDs;
+ * only CAP_SYS_ADMIN may assign the node ID. Reading IDs needs no
+ * privilege, as reading /dev/urandom does not: IDs are not secret, so
+ * devtmpfs makes the node 0444. A reader in a loop can use up its CPU's
+ * slot each tick and make other callers there wait for the next tick
+ * (time, never a duplicate): where local users are not trusted with
+ * that, a udev rule gives the node to a group (60-uidgen.rules, which the
+ * packages install, names the group uidgen).
  */
-static struct class uidgen_class = {
-	.name	= "uidgen",
+static struct miscdevice uidgen_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "uid",
+	.fops	= &uidgen_fops,
+	.groups	= uidgen_groups,
+	.mode	= 0444,
 };
-
-static char *uidgen_devnode(UIDGEN_DEVNODE_CONST struct device *dev,
-			    umode_t *mode, kuid_t *uid, kgid_t *gid)
-{
-	if (mode)
-		*mode = uidgen_dev_mode;
-	if (gid)
-		*gid = make_kgid(&init_user_ns, uidgen_dev_gid);
-	return NULL;
-}
-
-static const struct device_type uidgen_dev_type = {
-	.name		= "uid",
-	.groups		= uidgen_groups,
-	.devnode	= uidgen_devnode,
-};
-
-static dev_t uidgen_devt;
-static struct cdev uidgen_cdev;
-static struct device *uidgen_dev;
-
-static void uidgen_dev_release(struct device *dev)
-{
-	kfree(dev);
-}
 
 /**
  * uidgen_dev_add() - Create /dev/uid and its sysfs directory.
@@ -326,45 +307,7 @@ static void uidgen_dev_release(struct device *dev)
  */
 int uidgen_dev_add(void)
 {
-	int ret;
-
-	if (!gid_valid(make_kgid(&init_user_ns, uidgen_dev_gid))) {
-		pr_err("dev_gid=%u is not a valid group ID\n", uidgen_dev_gid);
-		return -EINVAL;
-	}
-	ret = alloc_chrdev_region(&uidgen_devt, 0, 1, "uid");
-	if (ret)
-		return ret;
-	ret = class_register(&uidgen_class);
-	if (ret)
-		goto err_region;
-	uidgen_dev = kzalloc(sizeof(*uidgen_dev), GFP_KERNEL);
-	if (!uidgen_dev) {
-		ret = -ENOMEM;
-		goto err_class;
-	}
-	device_initialize(uidgen_dev);
-	uidgen_dev->devt = uidgen_devt;
-	uidgen_dev->class = &uidgen_class;
-	uidgen_dev->type = &uidgen_dev_type;
-	uidgen_dev->release = uidgen_dev_release;
-	ret = dev_set_name(uidgen_dev, "uid");
-	if (ret)
-		goto err_put;
-	cdev_init(&uidgen_cdev, &uidgen_fops);
-	uidgen_cdev.owner = THIS_MODULE;
-	ret = cdev_device_add(&uidgen_cdev, uidgen_dev);
-	if (ret)
-		goto err_put;
-	return 0;
-
-err_put:
-	put_device(uidgen_dev);
-err_class:
-	class_unregister(&uidgen_class);
-err_region:
-	unregister_chrdev_region(uidgen_devt, 1);
-	return ret;
+	return misc_register(&uidgen_misc);
 }
 
 /**
@@ -374,8 +317,5 @@ err_region:
  */
 void uidgen_dev_del(void)
 {
-	cdev_device_del(&uidgen_cdev, uidgen_dev);
-	put_device(uidgen_dev);
-	class_unregister(&uidgen_class);
-	unregister_chrdev_region(uidgen_devt, 1);
+	misc_deregister(&uidgen_misc);
 }

@@ -92,8 +92,6 @@ extern struct uidgen_node_ctl uidgen_dev_node;
 extern u64 __percpu *uidgen_issued;
 
 /* params.c: parameters, sysfs, debugfs */
-extern unsigned int uidgen_dev_mode;
-extern unsigned int uidgen_dev_gid;
 extern const struct attribute_group *uidgen_groups[];
 int uidgen_params_start(void);
 void uidgen_params_stop(void);

@@ -132,8 +132,8 @@ static int __init uidgen_init(void)
 		goto err_unregister_vmfork;
 	uidgen_debugfs_init();
 
-	pr_info("v%s: /dev/uid (mode %04o, gid %u), layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
-		UIDGEN_VERSION_STR, uidgen_dev_mode, uidgen_dev_gid, l->ts_bits,
+	pr_info("v%s: /dev/uid, layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
+		UIDGEN_VERSION_STR, l->ts_bits,
 		l->node_bits, l->slot_bits, l->seq_bits, l->tick_us,
 		l->epoch_ms, uidgen_exhausts_at_ms(l));
 	if (uidgen_node_state(&uidgen_dev_node, &node) == UIDGEN_NODE_STATE_NONE)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module parameters, the status files in /sys/class/uidgen/uid/ and
+ * The module parameters, the status files in /sys/class/misc/uid/ and
  * the debugfs slot table.
  *
  * Locking: the kernel calls every parameter's set and get with the
@@ -58,17 +58,6 @@ static unsigned int min_life_days = 30;
 module_param(min_life_days, uint, 0444);
 MODULE_PARM_DESC(min_life_days, "Refuse a layout whose timestamp field runs out sooner (default 30)");
 
-/*
- * Who may open /dev/uid. Reading IDs needs no privilege, as reading
- * /dev/urandom does not: IDs are not secret. But every reader draws on
- * its CPU's slot, so a reader in a loop can use up each tick's sequence
- * and make other callers on that CPU wait for the next tick. That costs
- * time, never a duplicate. Where local users are not trusted with that,
- * give the device to a group: dev_mode=0440 dev_gid=GID.
- */
-unsigned int uidgen_dev_mode = 0444;
-unsigned int uidgen_dev_gid;
-
 /* Where the module is in its life; changed under kernel_param_lock. */
 static enum {
 	UIDGEN_LOADING,		/* parameters are recorded for init */
@@ -92,33 +81,6 @@ static int uidgen_param_live(void)
 		return -ENODEV;
 	return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
 }
-
-static int uidgen_dev_mode_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int mode;
-
-	if (kstrtouint(val, 8, &mode) || !mode || mode & ~0444U) {
-		pr_err("dev_mode=%s: give read bits in octal, 0400 to 0444; /dev/uid cannot be written\n",
-		       val);
-		return -EINVAL;
-	}
-	uidgen_dev_mode = mode;
-	return 0;
-}
-
-static int uidgen_dev_mode_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%04o\n", uidgen_dev_mode);
-}
-
-static const struct kernel_param_ops uidgen_dev_mode_ops = {
-	.set	= uidgen_dev_mode_set,
-	.get	= uidgen_dev_mode_get,
-};
-module_param_cb(dev_mode, &uidgen_dev_mode_ops, NULL, 0444);
-MODULE_PARM_DESC(dev_mode, "Permissions of /dev/uid in octal, read bits only (default 0444)");
-module_param_named(dev_gid, uidgen_dev_gid, uint, 0444);
-MODULE_PARM_DESC(dev_gid, "Group ID that owns /dev/uid (default 0)");
 
 static int uidgen_node_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -390,7 +352,7 @@ void uidgen_params_stop(void)
 	uidgen_phase = UIDGEN_GONE;
 }
 
-/* sysfs, on the device: /sys/class/uidgen/uid/ */
+/* sysfs, on the device: /sys/class/misc/uid/ */
 
 static ssize_t anchor_ms_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)

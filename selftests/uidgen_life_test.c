@@ -229,7 +229,7 @@ TEST_F(life, pending_until_the_floor)
 	ASSERT_EQ(0, get_info(self->fd, &in));
 	EXPECT_EQ(UIDGEN_NODE_STATE_PENDING, in.node_state);
 	EXPECT_EQ(4U, in.node_id);
-	ASSERT_EQ(0, read_file("/sys/class/uidgen/uid/node_state", buf, sizeof(buf)));
+	ASSERT_EQ(0, read_file("/sys/class/misc/uid/node_state", buf, sizeof(buf)));
 	EXPECT_STREQ("pending\n", buf);
 	errno = 0;
 	EXPECT_EQ(-1, read(self->fd, &id, 8));
@@ -309,7 +309,7 @@ static void *read_one(void *arg)
 TEST_F(life, grant_caps_the_ticks)
 {
 	/* The generator's clock: an earlier test's floor may have moved it. */
-	int64_t off = param_long("../../../class/uidgen/uid/now_ms") - (int64_t)now_ms();
+	int64_t off = param_long("../../../class/misc/uid/now_ms") - (int64_t)now_ms();
 	uint64_t t = now_ms() + off, grant = t + 300, id, last = 0;
 	uint64_t tick_ms = self->info.tick_ns / MS;
 	struct blocked_read b = { .r = -2 };
@@ -341,7 +341,7 @@ TEST_F(life, grant_caps_the_ticks)
 	EXPECT_NE(0, last);
 	/* It stopped at the grant, not earlier. */
 	EXPECT_LE((grant - 1000) * MS, id_ns(&in, last));
-	EXPECT_LT(0, param_long("../../../class/uidgen/uid/grant_waits"));
+	EXPECT_LT(0, param_long("../../../class/misc/uid/grant_waits"));
 	errno = 0;
 	EXPECT_EQ(-1, read(nb, &id, 8));
 	EXPECT_EQ(EAGAIN, errno);
@@ -479,7 +479,7 @@ static int in_time_ns(int fd)
 		return 13;
 	if (get_info(fd, &in) || in.deadline_boot_ns != deadline)
 		return 14;
-	if (read_file("/sys/class/uidgen/uid/deadline_ns", buf, sizeof(buf)))
+	if (read_file("/sys/class/misc/uid/deadline_ns", buf, sizeof(buf)))
 		return 15;
 	host = strtoll(buf, NULL, 10);
 	if ((uint64_t)host + NS_OFFSET_S * 1000000000ULL != deadline)
@@ -533,7 +533,7 @@ TEST_F(life, clock_step_is_visible)
 	int kmsg, i, seen = 0;
 	ssize_t r;
 
-	before = param_long("../../../class/uidgen/uid/clock_offset_ms");
+	before = param_long("../../../class/misc/uid/clock_offset_ms");
 	ASSERT_EQ(0, write_file(UIDGEN_PARAM "clock_step_ms", "1000"));
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, kmsg);
@@ -542,7 +542,7 @@ TEST_F(life, clock_step_is_visible)
 	ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &ts));
 	ts.tv_sec -= 3;
 	ASSERT_EQ(0, clock_settime(CLOCK_REALTIME, &ts));
-	after = param_long("../../../class/uidgen/uid/clock_offset_ms");
+	after = param_long("../../../class/misc/uid/clock_offset_ms");
 	for (i = 0; i < 130 && !seen; i++) {
 		while ((r = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
 			buf[r] = 0;

@@ -99,7 +99,7 @@ static int fail_open(int err, const char *dev)
 {
 	fail(err, dev);
 	if (err == -EACCES)
-		fprintf(stderr, "%s: the device's mode and group leave you out: the administrator sets them with the module's dev_mode and dev_gid parameters (see uid(4))\n",
+		fprintf(stderr, "%s: the device's mode and group leave you out: udev sets them, from 60-uidgen.rules (see uid(4)): ask the administrator to add you to its group\n",
 			prog);
 	else if ((err == -ENOENT || err == -ENODEV || err == -ENXIO) && !module_loaded())
 		say_not_loaded();

@@ -13,7 +13,7 @@
 # window_ns (CLOCK_BOOTTIME at its start and end).
 import sys, time
 
-d = "/sys/class/uidgen/uid/"
+d = "/sys/class/misc/uid/"
 rd = lambda f: open(d + f).read().strip()
 secs = float(sys.argv[1])
 w0 = int(rd("grant_waits"))

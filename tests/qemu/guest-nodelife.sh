@@ -169,7 +169,7 @@ up() {
 	fi
 	echo "RESULT load_wall_s $(date +%s)"
 	modprobe -d "$DEST" uidgen || echo "RESULT modprobe failed"
-	echo "RESULT node_state_at_load $(cat /sys/class/uidgen/uid/node_state 2>/dev/null ||
+	echo "RESULT node_state_at_load $(cat /sys/class/misc/uid/node_state 2>/dev/null ||
 		cat /sys/module/uidgen/parameters/node_id)"
 	if [ "${1:-}" = first ] && "$CLI" --help | grep -q -- --new; then
 		"$CLI" set-node 7 --new
@@ -178,7 +178,7 @@ up() {
 	# The ceiling: how far ahead of the clock the slots ran.
 	peak=0
 	while kill -0 $r1 2>/dev/null || kill -0 $r2 2>/dev/null; do
-		a=$(( $(cat /sys/class/uidgen/uid/high_water_ms) - $(cat /sys/class/uidgen/uid/now_ms) ))
+		a=$(( $(cat /sys/class/misc/uid/high_water_ms) - $(cat /sys/class/misc/uid/now_ms) ))
 		[ $a -gt $peak ] && peak=$a
 		sleep 0.1
 	done

@@ -91,12 +91,12 @@ is "-d /dev/null exits 1" "$rc" 1
 is "and says it is not a uidgen device" "$err" \
 	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)"
 # Options of another command are refused before anything is done.
-issued0=$(cat /sys/class/uidgen/uid/issued)
+issued0=$(cat /sys/class/misc/uid/issued)
 err=$($U -n 2 --new 2>&1); rc=$?
 is "-n 2 --new exits 2" "$rc" 2
 is "and says --new is set-node's" "$err" \
 	"uidgen: printing IDs takes no --new (an option of set-node): see 'uidgen --help'"
-is "and mints nothing" "$(cat /sys/class/uidgen/uid/issued)" "$issued0"
+is "and mints nothing" "$(cat /sys/class/misc/uid/issued)" "$issued0"
 for c in "info --floor 5" "stats -n 3" "decode -n 5 123" "--new decode 123" "revoke-node --new"; do
 	$U $c > /dev/null 2>&1; is "$c exits 2" "$?" 2
 done
@@ -105,7 +105,7 @@ err=$($U info extra 2>&1); rc=$?
 is "info extra exits 2" "$rc" 2
 is "and says info takes no arguments" "$err" "uidgen: info takes no arguments ('extra'): see 'uidgen info --help'"
 
-D=/sys/class/uidgen/uid
+D=/sys/class/misc/uid
 is "set-node with the same node and its floor" \
 	"$($U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1; echo $?)" 0
 err=$($U set-node $((node ^ 1)) --new 2>&1); rc=$?
@@ -188,7 +188,7 @@ for bad in " -1" -1 0 +5 " 5" 5x 18446744073709551616; do
 done
 
 # A failed write stops minting within a chunk: count what the kernel issued.
-issued() { cat /sys/class/uidgen/uid/issued; }
+issued() { cat /sys/class/misc/uid/issued; }
 before=$(issued)
 err=$($U -n 3000000 2>&1 > /dev/full); rc=$?
 minted=$(( $(issued) - before ))

@@ -9,7 +9,7 @@
 KO=${UIDGEN_KO:-module/uidgen.ko}
 U=${UIDGEN_CLI:-userlib/uidgen}
 P=/sys/module/uidgen/parameters
-D=/sys/class/uidgen/uid
+D=/sys/class/misc/uid
 state=/tmp/uidgen.state
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 

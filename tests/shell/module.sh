@@ -82,7 +82,7 @@ now_ms=$(date +%s%3N)
 ok "loads with 4 s of timestamp left" insmod $KO node_id=1 node_new=1 ts_bits=20 node_bits=13 \
 	slot_bits=0 seq_bits=30 tick_us=1000000 min_life_days=0 \
 	epoch_ms=$((now_ms - (1048576 - 4) * 1000))
-is "sysfs exhausts_at_ms" "$(cat /sys/class/uidgen/uid/exhausts_at_ms)" \
+is "sysfs exhausts_at_ms" "$(cat /sys/class/misc/uid/exhausts_at_ms)" \
 	$((now_ms - (1048576 - 4) * 1000 + 1048576 * 1000))
 ok "mints while time is left" $U
 sleep 5
@@ -102,26 +102,10 @@ like "and warns" "$(dmesg | grep uidgen | grep days)" \
 	"uidgen: the timestamp field runs out in 10 days \(at [0-9]+ ms\): plan a new layout or epoch"
 ok "unloads" rmmod uidgen
 
-# Who may open /dev/uid: dev_mode and dev_gid, set when devtmpfs makes it.
-# refuse_param "PARAMS" "message": as refuse, for a parameter the module
-# rejects as it is set; the kernel logs its own line after the module's.
-refuse_param() {
-	dmesg -C
-	# shellcheck disable=SC2086
-	insmod $KO node_id=1 $1 2>/dev/null
-	is "refused: $1" "$?" 1
-	like "log for $1" "$(dmesg | grep uidgen)" "$2"
-	[ ! -e /dev/uid ] || { rmmod uidgen; echo "# it loaded"; }
-}
-msg="give read bits in octal, 0400 to 0444; /dev/uid cannot be written"
-refuse_param "dev_mode=0644" "uidgen: dev_mode=0644: $msg\$"
-refuse_param "dev_mode=0" "uidgen: dev_mode=0: $msg\$"
-refuse_param "dev_mode=448" "uidgen: dev_mode=448: $msg\$"
-refuse_param "dev_mode=01444" "uidgen: dev_mode=01444: $msg\$"
-refuse_param "dev_mode=r--r--r--" "uidgen: dev_mode=r--r--r--: $msg\$"
-refuse_param "dev_gid=-1" "uidgen: .-1. invalid for parameter .dev_gid.\$"
-refuse "node_id=1 dev_gid=4294967295" "uidgen: dev_gid=4294967295 is not a valid group ID\$"
-
+# /dev/uid is a misc device: major 10, its sysfs directory the misc
+# class's. devtmpfs makes it root:root 0444 (the udev rule the packages
+# install keeps that mode and gives it the group uidgen: the install and
+# deb suites check it); no parameter sets its mode or group.
 # nobody_reads GID [GROUP]: as uid 65534 with that group (and supplementary
 # group), read one ID; prints the exit status and the output.
 nobody_reads() {
@@ -131,33 +115,36 @@ nobody_reads() {
 }
 
 dmesg -C
-ok "loads with the default mode" insmod $KO node_id=1 node_new=1
+ok "loads" insmod $KO node_id=1 node_new=1
 is "/dev/uid is root:root 0444" "$(stat -c '%F %U:%G %a' /dev/uid)" \
 	"character special file root:root 444"
-is "sysfs dev_mode" "$(cat $P/dev_mode)" "0444"
-is "sysfs dev_gid" "$(cat $P/dev_gid)" 0
-like "log names the mode" "$(dmesg | grep uidgen)" "uidgen: v[0-9.]+: /dev/uid \(mode 0444, gid 0\), layout"
+is "a misc device: major 10" "$(stat -c '%t' /dev/uid)" a
+is "/sys/class/misc/uid is its directory" "$(cat /sys/class/misc/uid/dev)" \
+	"10:$(printf %d 0x"$(stat -c '%T' /dev/uid)")"
+is "named uid in the misc class" "$(basename "$(readlink -f /sys/class/misc/uid/subsystem)")" misc
+ok "no class of its own" [ ! -e /sys/class/uidgen ]
+is "no dev_mode or dev_gid parameter" "$(ls $P | grep -c '^dev_')" 0
 like "nobody reads an ID" "$(nobody_reads 65534)" "^0 [0-9]+\$"
-ok "unloads" rmmod uidgen
-
-dmesg -C
-ok "loads with dev_mode=440 dev_gid=4242" insmod $KO node_id=1 node_new=1 dev_mode=440 dev_gid=4242
-is "/dev/uid is root:4242 0440" "$(stat -c '%u:%g %a' /dev/uid)" "0:4242 440"
-is "sysfs dev_mode" "$(cat $P/dev_mode)" "0440"
-is "sysfs dev_gid" "$(cat $P/dev_gid)" 4242
-like "log names them" "$(dmesg | grep uidgen)" "uidgen: v[0-9.]+: /dev/uid \(mode 0440, gid 4242\), layout"
-like "the group reads an ID" "$(nobody_reads 4242)" "^0 [0-9]+\$"
+# What a rule with GROUP and MODE="0440" makes of it.
+chgrp 4242 /dev/uid && chmod 0440 /dev/uid
+like "at root:4242 0440, the group reads an ID" "$(nobody_reads 4242)" "^0 [0-9]+\$"
 like "a supplementary member reads an ID" "$(nobody_reads 65534 4242)" "^0 [0-9]+\$"
 like "others get EACCES" "$(nobody_reads 65534)" "^1 .*Permission denied"
 like "and the CLI says how to let them in" "$(nobody_reads 65534)" \
-	"the administrator sets them with the module's dev_mode and dev_gid parameters"
+	"the device's mode and group leave you out: udev sets them, from 60-uidgen.rules \\(see uid\\(4\\)\\)"
 ok "root reads" $U
 ok "unloads" rmmod uidgen
+ok "a node made again is 0444 once more" sh -c \
+	"insmod $KO node_id=1 node_new=1 && [ \"\$(stat -c '%u:%g %a' /dev/uid)\" = '0:0 444' ]"
+ok "unloads" rmmod uidgen
 
-ok "loads with dev_mode=0400 dev_gid=4242" insmod $KO node_id=1 node_new=1 dev_mode=0400 dev_gid=4242
-is "/dev/uid is root:4242 0400" "$(stat -c '%u:%g %a' /dev/uid)" "0:4242 400"
-like "the group gets EACCES" "$(nobody_reads 4242)" "^1 .*Permission denied"
-ok "root reads" $U
+# A modprobe.d line from 1.4 with dev_mode or dev_gid: the kernel ignores
+# the parameter it does not know, and says so.
+dmesg -C
+ok "loads with dev_mode=0440 dev_gid=4242" insmod $KO node_id=1 node_new=1 dev_mode=0440 dev_gid=4242
+like "the kernel says it ignores dev_mode" "$(dmesg | grep uidgen)" "uidgen: unknown parameter 'dev_mode' ignored"
+like "and dev_gid" "$(dmesg | grep uidgen)" "uidgen: unknown parameter 'dev_gid' ignored"
+is "/dev/uid is root:root 0444 all the same" "$(stat -c '%u:%g %a' /dev/uid)" "0:0 444"
 ok "unloads" rmmod uidgen
 
 # node_id with node_new=1 or floor_ms at load is one step: the log says
@@ -167,7 +154,7 @@ ok "loads with node_id=7 node_new=1" insmod $KO node_id=7 node_new=1
 log=$(dmesg | grep uidgen)
 is "no 'pending' line for that load" "$(printf '%s\n' "$log" | grep -c pending)" 0
 like "the log says node 7 assigned, new" "$log" "uidgen: node ID 7 assigned \(new, floor "
-is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" active
+is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" active
 ok "unloads" rmmod uidgen
 dmesg -C
 floor=$(( $(date +%s%3N) - 1000 ))
@@ -179,7 +166,7 @@ ok "unloads" rmmod uidgen
 dmesg -C
 ok "loads with node_id=7 alone" insmod $KO node_id=7
 like "and that one is pending" "$(dmesg | grep uidgen)" "uidgen: node ID 7 pending: "
-is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" pending
+is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" pending
 ok "unloads" rmmod uidgen
 
 # No node_id: the device loads, says so, and issues nothing until assigned
@@ -195,12 +182,12 @@ is "node_new=1 without a pending node ID: ENOENT" "$(put $P/node_new 1)" "No suc
 ok "sysfs sets node 9" sh -c "echo 9 > $P/node_id"
 like "log says node 9 is pending" "$(dmesg | grep uidgen | tail -n 1)" \
 	"uidgen: node ID 9 pending: nothing is issued under it until its floor is restored"
-is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" pending
+is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" pending
 err=$($U 2>&1)
 like "a pending node ID issues nothing (ENODATA)" "$err" "No data available"
 ok "node_new=1 says it never issued" sh -c "echo 1 > $P/node_new"
 like "log says node 9" "$(dmesg | grep uidgen | tail -n 1)" "uidgen: node ID 9 assigned \(new"
-is "sysfs node_state" "$(cat /sys/class/uidgen/uid/node_state)" active
+is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" active
 like "IDs carry node 9" "$($U decode "$($U)")" "node=9 "
 is "node IDs are decimal: 010 is ten, and busy" "$(put $P/node_id 010)" "Device or resource busy"
 is "0x9 is refused" "$(put $P/node_id 0x9)" "Invalid argument"
