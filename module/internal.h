@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of the module share: the generator behind /dev/uid, the
- * node that names its IDs (node.c), and the module parameters the other
- * files read (params.c).
+ * node that names its IDs (node.c), the module parameters the other
+ * files read (params.c) and what each file offers the others.
  */
 #ifndef _UIDGEN_INTERNAL_H
 #define _UIDGEN_INTERNAL_H
@@ -91,13 +91,16 @@ extern struct uidgen_gen uidgen_dev_gen;
 extern struct uidgen_node_ctl uidgen_dev_node;
 extern u64 __percpu *uidgen_issued;
 
-/* params.c: parameters, sysfs, debugfs */
-extern const struct attribute_group *uidgen_groups[];
+/* params.c: the module parameters */
 int uidgen_params_start(void);
 void uidgen_params_stop(void);
 struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
 void uidgen_clock_check(void);
+
+/* status.c: sysfs status and debugfs */
+extern const struct attribute_group *uidgen_groups[];
+s64 uidgen_clock_offset_ms(void);
 void uidgen_debugfs_init(void);
 void uidgen_debugfs_exit(void);
 

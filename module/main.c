@@ -8,7 +8,7 @@
  * The files: gen.c is the generator core (pure arithmetic); node.c the
  * node ID's life and the fence; mint.c the minting path (read(), the IDs
  * of BATCH and RESERVE); dev.c /dev/uid, its ioctls and mmap; params.c
- * the module parameters, sysfs and debugfs.
+ * the module parameters; status.c the status files in sysfs and debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
