@@ -2,9 +2,11 @@
 /*
  * What the module reports about itself beyond UIDGEN_IOC_INFO: the status
  * files in /sys/class/misc/uid/ (Documentation/ABI/testing/
- * sysfs-class-misc-uid) and the per-slot table in debugfs,
- * /sys/kernel/debug/uidgen/slots. Every value is read locklessly, a
- * snapshot of counters and clocks that may move while it is read.
+ * sysfs-class-misc-uid), the clocks and counters INFO does not carry (the
+ * node ID, floor, grant, deadline, token and high water are INFO's alone),
+ * and the per-slot table in debugfs, /sys/kernel/debug/uidgen/slots.
+ * Every value is read locklessly, a snapshot of counters and clocks that
+ * may move while it is read.
  */
 #include <linux/debugfs.h>
 #include <linux/device.h>
@@ -25,23 +27,6 @@ static ssize_t anchor_ms_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%llu\n", uidgen_dev_gen.anchor_ms);
 }
 static DEVICE_ATTR_RO(anchor_ms);
-
-static ssize_t exhausts_at_ms_show(struct device *dev,
-				   struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_exhausts_at_ms(&uidgen_dev_gen.l));
-}
-static DEVICE_ATTR_RO(exhausts_at_ms);
-
-static ssize_t high_water_ms_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	u64 high = uidgen_high_water(&uidgen_dev_gen);
-
-	return sysfs_emit(buf, "%llu\n",
-			  high ? uidgen_tick_end_ms(&uidgen_dev_gen, high) : 0);
-}
-static DEVICE_ATTR_RO(high_water_ms);
 
 /* The Unix time the generator's clock reads, in ns. */
 static u64 uidgen_id_clock_ns(void)
@@ -132,27 +117,6 @@ static ssize_t behind_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(behind);
 
-static ssize_t node_state_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	static const char * const names[] = { "none", "pending", "active" };
-	u32 node;
-
-	return sysfs_emit(buf, "%s\n",
-			  names[uidgen_node_state(&uidgen_dev_node, &node)]);
-}
-static DEVICE_ATTR_RO(node_state);
-
-static ssize_t grant_ms_show(struct device *dev, struct device_attribute *attr,
-			     char *buf)
-{
-	u64 grant = READ_ONCE(uidgen_dev_gen.grant_tick);
-
-	return sysfs_emit(buf, "%llu\n", grant == UIDGEN_NO_GRANT ? 0 :
-			  uidgen_tick_end_ms(&uidgen_dev_gen, grant));
-}
-static DEVICE_ATTR_RO(grant_ms);
-
 static ssize_t grant_waits_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
@@ -161,36 +125,14 @@ static ssize_t grant_waits_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(grant_waits);
 
-static ssize_t deadline_ns_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	u64 deadline = READ_ONCE(uidgen_dev_node.deadline_boot_ns);
-
-	return sysfs_emit(buf, "%llu\n", deadline == U64_MAX ? 0 : deadline);
-}
-static DEVICE_ATTR_RO(deadline_ns);
-
-static ssize_t token_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(uidgen_dev_node.token));
-}
-static DEVICE_ATTR_RO(token);
-
 static struct attribute *uidgen_attrs[] = {
 	&dev_attr_anchor_ms.attr,
-	&dev_attr_exhausts_at_ms.attr,
-	&dev_attr_high_water_ms.attr,
 	&dev_attr_now_ms.attr,
 	&dev_attr_clock_offset_ms.attr,
 	&dev_attr_issued.attr,
 	&dev_attr_waits.attr,
 	&dev_attr_behind.attr,
-	&dev_attr_node_state.attr,
-	&dev_attr_grant_ms.attr,
 	&dev_attr_grant_waits.attr,
-	&dev_attr_deadline_ns.attr,
-	&dev_attr_token.attr,
 	NULL,
 };
 

@@ -107,7 +107,7 @@ is "and says info takes no arguments" "$err" "uidgen: info takes no arguments ('
 
 D=/sys/class/misc/uid
 is "set-node with the same node and its floor" \
-	"$($U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1; echo $?)" 0
+	"$($U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1; echo $?)" 0
 err=$($U set-node $((node ^ 1)) --new 2>&1); rc=$?
 is "set-node with another node exits 1" "$rc" 1
 like "and says one is active" "$err" "another node ID is already active"
@@ -128,7 +128,7 @@ $U revoke-node
 $U set-node 010 --new > /dev/null 2>&1
 like "set-node 010 assigns node 10, not 8 (octal)" "$($U info)" "^node_id: +10\$"
 $U revoke-node
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1
 like "and the suite's node is back" "$($U info)" "^node_id: +$node\$"
 # A pending node ID (node_id= at load, modprobe.d) is the one set-node
 # completes: another node ID given by hand is refused, naming the pending one.
@@ -142,7 +142,7 @@ is "and names the pending one and what to do" "$err" \
 	"uidgen: node ID $((node ^ 1)) is pending (node_id= at load, e.g. from /etc/modprobe.d), not $node: complete it with 'uidgen set-node $((node ^ 1)) --new|--floor MS|--state FILE'; if $node is this machine's node ID, fix node_id= where it is set and run 'uidgen revoke-node' first"
 like "and the pending node ID is left as it was" "$($U info)" "^node_id: +$((node ^ 1)), pending"
 $U revoke-node
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1
 like "with none pending, set-node works" "$($U info)" "^node_id: +$node\$"
 
 # decode: a text of digits is decimal, whatever its length; base32 only
@@ -284,7 +284,7 @@ $U -n 1000 > /dev/null
 out=$($U state save $st); rc=$?
 is "state save exits 0" "$rc" 0
 like "state save revokes the node ID" "$($U info)" "^node_id: +unassigned"
-is "and saves the exact high water as the floor" "$(sed -n 's/^floor_ms=//p' $st)" "$(cat $D/high_water_ms)"
+is "and saves the exact high water as the floor" "$(sed -n 's/^floor_ms=//p' $st)" "$(stat_of high_water_ms)"
 is "with the node ID" "$(sed -n 's/^node_id=//p' $st)" "$node"
 floor=$(sed -n 's/^floor_ms=//p' $st)
 like "save says so" "$out" "^node ID $node revoked; saved node_id=$node floor_ms=$floor to $st\$"
@@ -373,7 +373,7 @@ $U revoke-node
 err=$($U state restore $st 2>&1); rc=$?
 is "restore with no file and no node exits 1" "$rc" 1
 like "and says what a first start needs" "$err" "set-node N --new"
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null
 err=$($U state restore $st --ahead-ms 0 2>&1); rc=$?
 is "restore with --ahead-ms 0 is refused (no grant: a crash could repeat)" "$rc" 2
 like "and says why" "$err" "needs --ahead-ms above 0"

@@ -41,7 +41,7 @@ rmmod uidgen
 
 # node_id alone: pending, nothing issued until the floor arrives.
 insmod $KO node_id=3
-is "node_id=3 alone is pending" "$(cat $D/node_state)" pending
+is "node_id=3 alone is pending" "$(stat_of node_state)" pending
 $U > /dev/null 2>&1
 is "and issues nothing" "$?" 1
 like "state restore" "$($U state restore $state)" "^node ID 3 active, floor $floor ms, grant [0-9]+ ms$"

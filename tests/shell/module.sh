@@ -82,7 +82,7 @@ now_ms=$(date +%s%3N)
 ok "loads with 4 s of timestamp left" insmod $KO node_id=1 node_new=1 ts_bits=20 node_bits=13 \
 	slot_bits=0 seq_bits=30 tick_us=1000000 min_life_days=0 \
 	epoch_ms=$((now_ms - (1048576 - 4) * 1000))
-is "sysfs exhausts_at_ms" "$(cat /sys/class/misc/uid/exhausts_at_ms)" \
+is "stats exhausts_at_ms" "$(stat_of exhausts_at_ms)" \
 	$((now_ms - (1048576 - 4) * 1000 + 1048576 * 1000))
 ok "mints while time is left" $U
 sleep 5
@@ -154,7 +154,7 @@ ok "loads with node_id=7 node_new=1" insmod $KO node_id=7 node_new=1
 log=$(dmesg | grep uidgen)
 is "no 'pending' line for that load" "$(printf '%s\n' "$log" | grep -c pending)" 0
 like "the log says node 7 assigned, new" "$log" "uidgen: node ID 7 assigned \(new, floor "
-is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" active
+is "node_state" "$(stat_of node_state)" active
 ok "unloads" rmmod uidgen
 dmesg -C
 floor=$(( $(date +%s%3N) - 1000 ))
@@ -166,7 +166,7 @@ ok "unloads" rmmod uidgen
 dmesg -C
 ok "loads with node_id=7 alone" insmod $KO node_id=7
 like "and that one is pending" "$(dmesg | grep uidgen)" "uidgen: node ID 7 pending: "
-is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" pending
+is "node_state" "$(stat_of node_state)" pending
 ok "unloads" rmmod uidgen
 
 # No node_id: the device loads, says so, and issues nothing until assigned
@@ -182,12 +182,12 @@ is "node_new=1 without a pending node ID: ENOENT" "$(put $P/node_new 1)" "No suc
 ok "sysfs sets node 9" sh -c "echo 9 > $P/node_id"
 like "log says node 9 is pending" "$(dmesg | grep uidgen | tail -n 1)" \
 	"uidgen: node ID 9 pending: nothing is issued under it until its floor is restored"
-is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" pending
+is "node_state" "$(stat_of node_state)" pending
 err=$($U 2>&1)
 like "a pending node ID issues nothing (ENODATA)" "$err" "No data available"
 ok "node_new=1 says it never issued" sh -c "echo 1 > $P/node_new"
 like "log says node 9" "$(dmesg | grep uidgen | tail -n 1)" "uidgen: node ID 9 assigned \(new"
-is "sysfs node_state" "$(cat /sys/class/misc/uid/node_state)" active
+is "node_state" "$(stat_of node_state)" active
 like "IDs carry node 9" "$($U decode "$($U)")" "node=9 "
 is "node IDs are decimal: 010 is ten, and busy" "$(put $P/node_id 010)" "Device or resource busy"
 is "0x9 is refused" "$(put $P/node_id 0x9)" "Invalid argument"
