@@ -36,6 +36,9 @@ done
 check "the udev rule, as written" 'cmp etc/60-uidgen.rules "$dest$prefix/lib/udev/rules.d/60-uidgen.rules"'
 check "which gives /dev/uid to uidgen, readable by all" \
 	'[ "$(grep -v "^#" "$dest$prefix/lib/udev/rules.d/60-uidgen.rules")" = "KERNEL==\"uid\", SUBSYSTEM==\"misc\", GROUP=\"uidgen\", MODE=\"0444\"" ]'
+check "install-user makes the group uidgen without DESTDIR only (make -n)" \
+	'[ "$(make -n -s install-user DESTDIR= PREFIX=$prefix 2>/dev/null | grep -x "getent group uidgen > /dev/null || groupadd --system uidgen")" ] &&
+		! make -n -s install-user DESTDIR="$dest" PREFIX=$prefix 2>/dev/null | grep groupadd'
 check "depmod indexed it" 'grep -q "^updates/uidgen.ko:" "$dest/lib/modules/$kver/modules.dep"'
 check "the units run the installed CLI" \
 	'grep -q "ExecStart=$prefix/bin/uidgen state restore" "$dest$prefix/lib/systemd/system/uidgen-state.service"'
