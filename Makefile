@@ -28,9 +28,11 @@
 #   make model      the fleet protocol's Promela model (model/fleet.pml), spin
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
-#                   systemd units, modprobe.d example; DESTDIR and PREFIX
-#                   honoured, KVER picks the kernel (default: the running
-#                   one; refused if it has no headers and KVER/KDIR unset)
+#                   systemd units, modprobe.d example, the udev rule for
+#                   /dev/uid (and its group uidgen, without DESTDIR);
+#                   DESTDIR and PREFIX honoured, KVER picks the kernel
+#                   (default: the running one; refused if it has no
+#                   headers and KVER/KDIR unset)
 #   make uninstall  remove all of it (KVER as for install, refused alike)
 #   make dkms-install    the module's source to /usr/src/uidgen-VERSION, and
 #                   dkms add, build and install it for KVER (dkms then
@@ -100,6 +102,8 @@ MODDIR = /lib/modules/$(KVER)/updates
 MANDIR := $(PREFIX)/share/man
 UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
+# udev reads rules from /usr/local/lib/udev/rules.d as well as /usr/lib's.
+UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
 # The systemd units, named: a glob that matches nothing would reach the
 # shell as a pattern in UNITDIR.
 UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service \
@@ -218,7 +222,9 @@ install-user: userlib lease
 	install -D -m 0644 etc/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.conf.example
 	install -D -m 0644 etc/uidgen.default.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
 	install -D -m 0644 etc/lease.conf.example $(DESTDIR)$(DOCDIR)/lease.conf.example
+	install -D -m 0644 etc/60-uidgen.rules $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
 	$(if $(DESTDIR),,ldconfig)
+	$(if $(DESTDIR),,getent group uidgen > /dev/null || groupadd --system uidgen)
 
 # The module's source, no build products, as a tree of its own in SRCDIR
 # that builds with make -C KDIR M=SRCDIR (DKMS, and the test builds for
@@ -248,6 +254,7 @@ uninstall:
 	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example \
 		$(DESTDIR)$(DOCDIR)/lease.conf.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
 	$(if $(DESTDIR),,ldconfig)
 
 docs:

@@ -6,8 +6,9 @@
  * wall clock).
  *
  * The files: gen.c is the generator core (pure arithmetic); node.c the
- * node ID's life and the fence; dev.c /dev/uid, read(), the ioctls and
- * mmap; params.c the module parameters, sysfs and debugfs.
+ * node ID's life and the fence; mint.c the minting path (read(), the IDs
+ * of BATCH and RESERVE); dev.c /dev/uid, its ioctls and mmap; params.c
+ * the module parameters; status.c the status files in sysfs and debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

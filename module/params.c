@@ -1,23 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module parameters, the status files in /sys/class/uidgen/uid/ and
- * the debugfs slot table.
+ * The module parameters, and the log line when the ID clock and the wall
+ * clock come apart (status.c has the status files and debugfs).
  *
  * Every parameter is read-only once the module is loaded: they fix the
- * layout, the device's mode and the generator's limits for the life of
- * the load. The node ID is not one of them: it is assigned, renewed and
- * revoked only through the ioctls (dev.c, node.c).
+ * layout and the generator's limits for the life of the load. The node ID
+ * is not one of them: it is assigned, renewed and revoked only through the
+ * ioctls (dev.c, node.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
-#include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/seq_file.h>
 #include <linux/sysfs.h>
-#include <linux/timekeeping.h>
 
 #include <linux/uidgen.h>
 
@@ -52,43 +48,6 @@ static unsigned int min_life_days = 30;
 module_param(min_life_days, uint, 0444);
 MODULE_PARM_DESC(min_life_days, "Refuse a layout whose timestamp field runs out sooner (default 30)");
 
-/*
- * Who may open /dev/uid. Reading IDs needs no privilege, as reading
- * /dev/urandom does not: IDs are not secret. But every reader draws on
- * its CPU's slot, so a reader in a loop can use up each tick's sequence
- * and make other callers on that CPU wait for the next tick. That costs
- * time, never a duplicate. Where local users are not trusted with that,
- * give the device to a group: dev_mode=0440 dev_gid=GID.
- */
-unsigned int uidgen_dev_mode = 0444;
-unsigned int uidgen_dev_gid;
-
-static int uidgen_dev_mode_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int mode;
-
-	if (kstrtouint(val, 8, &mode) || !mode || mode & ~0444U) {
-		pr_err("dev_mode=%s: give read bits in octal, 0400 to 0444; /dev/uid cannot be written\n",
-		       val);
-		return -EINVAL;
-	}
-	uidgen_dev_mode = mode;
-	return 0;
-}
-
-static int uidgen_dev_mode_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%04o\n", uidgen_dev_mode);
-}
-
-static const struct kernel_param_ops uidgen_dev_mode_ops = {
-	.set	= uidgen_dev_mode_set,
-	.get	= uidgen_dev_mode_get,
-};
-module_param_cb(dev_mode, &uidgen_dev_mode_ops, NULL, 0444);
-MODULE_PARM_DESC(dev_mode, "Permissions of /dev/uid in octal, read bits only (default 0444)");
-module_param_named(dev_gid, uidgen_dev_gid, uint, 0444);
-MODULE_PARM_DESC(dev_gid, "Group ID that owns /dev/uid (default 0)");
 
 static int uidgen_borrow_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -148,185 +107,6 @@ u64 uidgen_params_min_life_ms(void)
 	return (u64)min_life_days * 86400 * MSEC_PER_SEC;
 }
 
-/* sysfs, on the device: /sys/class/uidgen/uid/ */
-
-static ssize_t anchor_ms_show(struct device *dev, struct device_attribute *attr,
-			      char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_dev_gen.anchor_ms);
-}
-static DEVICE_ATTR_RO(anchor_ms);
-
-static ssize_t exhausts_at_ms_show(struct device *dev,
-				   struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_exhausts_at_ms(&uidgen_dev_gen.l));
-}
-static DEVICE_ATTR_RO(exhausts_at_ms);
-
-static ssize_t high_water_ms_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	u64 high = uidgen_high_water(&uidgen_dev_gen);
-
-	return sysfs_emit(buf, "%llu\n",
-			  high ? uidgen_tick_end_ms(&uidgen_dev_gen, high) : 0);
-}
-static DEVICE_ATTR_RO(high_water_ms);
-
-/* The Unix time the generator's clock reads, in ns. */
-static u64 uidgen_id_clock_ns(void)
-{
-	return uidgen_clock_ns(&uidgen_dev_gen, ktime_get_boottime_ns()) +
-	       uidgen_dev_gen.l.epoch_ms * NSEC_PER_MSEC;
-}
-
-static ssize_t now_ms_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	u64 now = uidgen_tick(&uidgen_dev_gen, ktime_get_boottime_ns());
-
-	/* The Unix time the generator's clock reads, in ms (tick start). */
-	return sysfs_emit(buf, "%llu\n", uidgen_tick_end_ms(&uidgen_dev_gen, now) -
-			  DIV_ROUND_UP(uidgen_dev_gen.l.tick_us, USEC_PER_MSEC));
-}
-static DEVICE_ATTR_RO(now_ms);
-
-/* The ID clock minus the wall clock, in ms: what clock steps left. */
-static s64 uidgen_clock_offset_ms(void)
-{
-	s64 d = (s64)(uidgen_id_clock_ns() - ktime_get_real_ns());
-
-	return d < 0 ? -(s64)div_u64(-d, NSEC_PER_MSEC) :
-	       (s64)div_u64(d, NSEC_PER_MSEC);
-}
-
-static ssize_t clock_offset_ms_show(struct device *dev,
-				    struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lld\n", uidgen_clock_offset_ms());
-}
-static DEVICE_ATTR_RO(clock_offset_ms);
-
-/* One counter summed over the slots; @off is its offset in the slot. */
-static u64 uidgen_slot_sum(size_t off)
-{
-	u64 sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < uidgen_dev_gen.nr_slots; i++)
-		sum += atomic64_read((atomic64_t *)((char *)&uidgen_dev_gen.slots[i] + off));
-	return sum;
-}
-
-/* IDs slot @slot issued, or all slots' with @slot = -1. */
-static u64 uidgen_issued_sum(int slot)
-{
-	unsigned int i;
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < uidgen_dev_gen.nr_slots; i++)
-			if (slot < 0 || i == slot)
-				sum += *per_cpu_ptr(&uidgen_issued[i], cpu);
-	return sum;
-}
-
-static ssize_t issued_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_issued_sum(-1));
-}
-static DEVICE_ATTR_RO(issued);
-
-static ssize_t waits_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  uidgen_slot_sum(offsetof(struct uidgen_slot, waits)));
-}
-static DEVICE_ATTR_RO(waits);
-
-static ssize_t behind_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  uidgen_slot_sum(offsetof(struct uidgen_slot, behind)));
-}
-static DEVICE_ATTR_RO(behind);
-
-static ssize_t node_state_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	static const char * const names[] = { "none", "active" };
-	u32 node;
-
-	return sysfs_emit(buf, "%s\n",
-			  names[uidgen_node_state(&uidgen_dev_node, &node)]);
-}
-static DEVICE_ATTR_RO(node_state);
-
-static ssize_t grant_ms_show(struct device *dev, struct device_attribute *attr,
-			     char *buf)
-{
-	u64 grant = READ_ONCE(uidgen_dev_gen.grant_tick);
-
-	return sysfs_emit(buf, "%llu\n", grant == UIDGEN_NO_GRANT ? 0 :
-			  uidgen_tick_end_ms(&uidgen_dev_gen, grant));
-}
-static DEVICE_ATTR_RO(grant_ms);
-
-static ssize_t grant_waits_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&uidgen_dev_node.grant_waits));
-}
-static DEVICE_ATTR_RO(grant_waits);
-
-static ssize_t deadline_ns_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	u64 deadline = READ_ONCE(uidgen_dev_node.deadline_boot_ns);
-
-	return sysfs_emit(buf, "%llu\n", deadline == U64_MAX ? 0 : deadline);
-}
-static DEVICE_ATTR_RO(deadline_ns);
-
-static ssize_t token_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(uidgen_dev_node.token));
-}
-static DEVICE_ATTR_RO(token);
-
-static struct attribute *uidgen_attrs[] = {
-	&dev_attr_anchor_ms.attr,
-	&dev_attr_exhausts_at_ms.attr,
-	&dev_attr_high_water_ms.attr,
-	&dev_attr_now_ms.attr,
-	&dev_attr_clock_offset_ms.attr,
-	&dev_attr_issued.attr,
-	&dev_attr_waits.attr,
-	&dev_attr_behind.attr,
-	&dev_attr_node_state.attr,
-	&dev_attr_grant_ms.attr,
-	&dev_attr_grant_waits.attr,
-	&dev_attr_deadline_ns.attr,
-	&dev_attr_token.attr,
-	NULL,
-};
-
-static const struct attribute_group uidgen_group = {
-	.attrs = uidgen_attrs,
-};
-
-const struct attribute_group *uidgen_groups[] = {
-	&uidgen_group,
-	NULL,
-};
-
 /**
  * uidgen_clock_check() - Log a gap between the ID clock and the wall clock.
  *
@@ -354,50 +134,4 @@ void uidgen_clock_check(void)
 	logged = off;
 	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
 		abs(off), off > 0 ? "ahead of" : "behind");
-}
-
-/* debugfs: the per-slot table, /sys/kernel/debug/uidgen/slots */
-
-static int uidgen_slots_show(struct seq_file *m, void *v)
-{
-	struct uidgen_gen *g = &uidgen_dev_gen;
-	u64 now = uidgen_tick(g, ktime_get_boottime_ns());
-	unsigned int i;
-
-	seq_puts(m, "slot issued waits behind last_tick borrowed\n");
-	for (i = 0; i < g->nr_slots; i++) {
-		struct uidgen_slot *s = &g->slots[i];
-		u64 tick = (u64)atomic64_read(&s->last) >> g->l.seq_bits;
-
-		seq_printf(m, "%u %llu %lld %lld %llu %llu\n", i,
-			   uidgen_issued_sum(i), atomic64_read(&s->waits),
-			   atomic64_read(&s->behind), tick,
-			   tick > now ? tick - now : 0);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(uidgen_slots);
-
-static struct dentry *uidgen_debugfs;
-
-/**
- * uidgen_debugfs_init() - Create /sys/kernel/debug/uidgen/slots.
- *
- * Context: module init.
- */
-void uidgen_debugfs_init(void)
-{
-	uidgen_debugfs = debugfs_create_dir("uidgen", NULL);
-	debugfs_create_file("slots", 0400, uidgen_debugfs, NULL,
-			    &uidgen_slots_fops);
-}
-
-/**
- * uidgen_debugfs_exit() - Remove it.
- *
- * Context: module exit.
- */
-void uidgen_debugfs_exit(void)
-{
-	debugfs_remove(uidgen_debugfs);
 }

@@ -249,12 +249,12 @@ TEST_F_TIMEOUT(fault, cpu_hotplug, 300)
 	EXPECT_EQ(0, verify(_metadata, &self->info, m, 2));
 }
 
-/* A number from /sys/class/uidgen/uid/, or LONG_MIN if it cannot be read. */
+/* A number from /sys/class/misc/uid/, or LONG_MIN if it cannot be read. */
 static long uid_attr(const char *name)
 {
 	char path[128], buf[64];
 
-	snprintf(path, sizeof(path), "/sys/class/uidgen/uid/%s", name);
+	snprintf(path, sizeof(path), "/sys/class/misc/uid/%s", name);
 	if (read_file(path, buf, sizeof(buf)))
 		return LONG_MIN;
 	return strtol(buf, NULL, 10);
@@ -565,7 +565,7 @@ TEST_F(fault, floor_moves_ids_forward)
 	/* It runs on from there (at 15/16 while it heals): within 2 s of the floor. */
 	EXPECT_GT(floor_tick + 2000000000 / self->info.tick_ns,
 		  split(&self->info, id).tick);
-	EXPECT_LE(floor_ms, param_long("../../../class/uidgen/uid/now_ms"));
+	EXPECT_LE(floor_ms, param_long("../../../class/misc/uid/now_ms"));
 
 	/* A floor only moves forward (a lower one is no change); only root moves it. */
 	EXPECT_EQ(0, assign(self->fd, 0, self->node, (floor_ms - 1) * 1000000ULL,

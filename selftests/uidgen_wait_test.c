@@ -267,7 +267,7 @@ TEST_F(wait, borrow)
 	EXPECT_EQ(now_tick + 3, split(&self->info, ids[0]).tick);
 	EXPECT_GT(2.0 + 0.5, waited) TH_LOG("waited %.3f s", waited);
 	EXPECT_LT(0.5, waited) TH_LOG("waited %.3f s", waited);
-	EXPECT_LT(0, param_long("../../../class/uidgen/uid/waits"));
+	EXPECT_LT(0, param_long("../../../class/misc/uid/waits"));
 	close(nb);
 }
 

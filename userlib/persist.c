@@ -232,12 +232,10 @@ static int fail_lock(int err, const char *file)
 static unsigned long long grant_mark(const struct uidgen_info *info,
 				     unsigned long long ahead_ms)
 {
-	unsigned long long now = wall_ms(), id_now = 0, high = 0;
+	unsigned long long now = wall_ms(), id_now = 0;
 
 	read_u64(SYSFS_DEV "now_ms", &id_now);
-	read_u64(SYSFS_DEV "high_water_ms", &high);
-	now = max_ull(max_ull(now, id_now),
-		      max_ull(high, ns_ms(info->high_water_unix_ns)));
+	now = max_ull(max_ull(now, id_now), ns_ms(info->high_water_unix_ns));
 	now = max_ull(now, ns_ms(info->floor_unix_ns)) + ahead_ms;
 	return max_ull(now, ns_ms(info->grant_unix_ns));
 }

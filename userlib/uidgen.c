@@ -96,7 +96,7 @@ static int fail_open(int err, const char *dev)
 {
 	fail(err, dev);
 	if (err == -EACCES)
-		fprintf(stderr, "%s: the device's mode and group leave you out: the administrator sets them with the module's dev_mode and dev_gid parameters (see uid(4))\n",
+		fprintf(stderr, "%s: the device's mode and group leave you out: udev sets them, from 60-uidgen.rules (see uid(4)): ask the administrator to add you to its group\n",
 			prog);
 	else if ((err == -ENOENT || err == -ENODEV || err == -ENXIO) && !module_loaded())
 		say_not_loaded();
@@ -832,11 +832,27 @@ static void print_sysfs_line(const char *sys, const char *label, const char *nam
 	fclose(f);
 }
 
+/*
+ * When the timestamp field runs out, in Unix ms: the start of tick
+ * 2^ts_bits, rounded up, as the module says it in its log (ULLONG_MAX
+ * beyond 64 bits of ms).
+ */
+static unsigned long long exhausts_at_ms(const struct uidgen_info *info)
+{
+	unsigned long long ticks = 1ULL << info->ts_bits;
+	unsigned long long tick_us = info->tick_ns / 1000, ms, r;
+
+	if (__builtin_mul_overflow(ticks / 1000, tick_us, &ms) ||
+	    __builtin_add_overflow(ms, (ticks % 1000 * tick_us + 999) / 1000, &r) ||
+	    __builtin_add_overflow(r, ns_ms(info->epoch_unix_ns), &r))
+		return ULLONG_MAX;
+	return r;
+}
+
 static int cmd_stats(const char *dev)
 {
-	static const char *const times[] = {
-		"now_ms", "anchor_ms", "high_water_ms", "exhausts_at_ms",
-	};
+	/* The clocks sysfs has; INFO has the rest. */
+	static const char *const times[] = { "now_ms", "anchor_ms" };
 	static const char *const counters[] = { "issued", "waits", "behind" };
 	static const char *const states[] = { "none", "active" };
 	struct uidgen_info info;
@@ -876,6 +892,11 @@ static int cmd_stats(const char *dev)
 			return fail(ret, path);
 		print_ms(times[i], v);
 	}
+	if (info.high_water_unix_ns)
+		print_ms("high_water_ms", ns_ms(info.high_water_unix_ns));
+	else
+		printf("%-15s 0 (none issued)\n", "high_water_ms");
+	print_ms("exhausts_at_ms", exhausts_at_ms(&info));
 	printf("%-15s %s\n", "node_state",
 	       info.node_state < sizeof(states) / sizeof(states[0]) ?
 	       states[info.node_state] : "?");

@@ -97,7 +97,7 @@ func (e *Error) Error() string {
 			"make install or a package put it in place; from the source tree, " +
 			"insmod module/uidgen.ko, then uidgen set-node N --new)"
 	case syscall.EACCES:
-		hint = ": /dev/uid is restricted to a group (dev_mode, dev_gid)"
+		hint = ": /dev/uid is restricted to a group (its udev rule, 60-uidgen.rules)"
 	case syscall.EADDRNOTAVAIL:
 		hint = ": no node ID is assigned: as root, uidgen state restore FILE, " +
 			"or uidgen set-node N --new for a node ID that has never issued an ID"

@@ -56,7 +56,7 @@ static void uidgen_pg_error(int err, const char *what)
 		ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("uidgen: %s: %s", what, strerror(err)),
-			 errhint("/dev/uid is restricted to a group (module parameters dev_mode, dev_gid): add the database server's user to that group and restart the server.")));
+			 errhint("/dev/uid is restricted to a group (a udev rule, 60-uidgen.rules, sets its mode and group): add the database server's user to that group and restart the server.")));
 		break;
 	case EADDRNOTAVAIL:
 		ereport(ERROR,

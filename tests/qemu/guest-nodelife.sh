@@ -32,6 +32,9 @@ TAG=$2
 shift 2
 N=${NL_IDS:-40000}
 CLI=$DEST/usr/local/bin/uidgen
+# stat_of NAME: the value of NAME in 'uidgen stats' (the node state and the
+# high water are INFO's, not sysfs files).
+stat_of() { "$CLI" stats 2> /dev/null | awk -v k="$1" '$1 == k { print $2; exit }'; }
 UNITS=$DEST/usr/local/lib/systemd/system
 export PATH="$DEST/usr/local/bin:$PATH"
 STATE=/mnt/state/uidgen.state
@@ -181,8 +184,7 @@ up() {
 	fi
 	echo "RESULT load_wall_s $(date +%s)"
 	modprobe -d "$DEST" uidgen || echo "RESULT modprobe failed"
-	echo "RESULT node_state_at_load $(cat /sys/class/uidgen/uid/node_state 2>/dev/null ||
-		cat /sys/module/uidgen/parameters/node_id 2>/dev/null)"
+	echo "RESULT node_state_at_load $(stat_of node_state)"
 	if [ "${1:-}" = first ] && "$CLI" --help | grep -q -- --new; then
 		"$CLI" set-node 7 --new
 	fi
@@ -190,7 +192,7 @@ up() {
 	# The ceiling: how far ahead of the clock the slots ran.
 	peak=0
 	while kill -0 $r1 2>/dev/null || kill -0 $r2 2>/dev/null; do
-		a=$(( $(cat /sys/class/uidgen/uid/high_water_ms) - $(cat /sys/class/uidgen/uid/now_ms) ))
+		a=$(( $(stat_of high_water_ms) - $(cat /sys/class/misc/uid/now_ms) ))
 		[ $a -gt $peak ] && peak=$a
 		sleep 0.1
 	done
@@ -208,7 +210,7 @@ up() {
 		b2=$!
 		t0=$(cut -d. -f1 /proc/uptime)
 		while [ $peak -lt 900 ] && [ $(( $(cut -d. -f1 /proc/uptime) - t0 )) -lt 20 ]; do
-			a=$(( $(cat /sys/class/uidgen/uid/high_water_ms) - $(cat /sys/class/uidgen/uid/now_ms) ))
+			a=$(( $(stat_of high_water_ms) - $(cat /sys/class/misc/uid/now_ms) ))
 			[ $a -gt $peak ] && peak=$a
 			sleep 0.1
 		done

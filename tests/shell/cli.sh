@@ -91,12 +91,12 @@ is "-d /dev/null exits 1" "$rc" 1
 is "and says it is not a uidgen device" "$err" \
 	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)"
 # Options of another command are refused before anything is done.
-issued0=$(cat /sys/class/uidgen/uid/issued)
+issued0=$(cat /sys/class/misc/uid/issued)
 err=$($U -n 2 --new 2>&1); rc=$?
 is "-n 2 --new exits 2" "$rc" 2
 is "and says --new is set-node's" "$err" \
 	"uidgen: printing IDs takes no --new (an option of set-node): see 'uidgen --help'"
-is "and mints nothing" "$(cat /sys/class/uidgen/uid/issued)" "$issued0"
+is "and mints nothing" "$(cat /sys/class/misc/uid/issued)" "$issued0"
 for c in "info --floor 5" "stats -n 3" "decode -n 5 123" "--new decode 123" "revoke-node --new"; do
 	$U $c > /dev/null 2>&1; is "$c exits 2" "$?" 2
 done
@@ -105,9 +105,9 @@ err=$($U info extra 2>&1); rc=$?
 is "info extra exits 2" "$rc" 2
 is "and says info takes no arguments" "$err" "uidgen: info takes no arguments ('extra'): see 'uidgen info --help'"
 
-D=/sys/class/uidgen/uid
+D=/sys/class/misc/uid
 is "set-node with the same node and its floor" \
-	"$($U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1; echo $?)" 0
+	"$($U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1; echo $?)" 0
 err=$($U set-node $((node ^ 1)) --new 2>&1); rc=$?
 is "set-node with another node exits 1" "$rc" 1
 like "and says one is active" "$err" "another node ID is already active"
@@ -128,7 +128,7 @@ $U revoke-node
 $U set-node 010 --new > /dev/null 2>&1
 like "set-node 010 assigns node 10, not 8 (octal)" "$($U info)" "^node_id: +10\$"
 $U revoke-node
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1
 like "and the suite's node is back" "$($U info)" "^node_id: +$node\$"
 # With no node ID in force, set-node assigns the one typed; with one in
 # force, another is refused (EBUSY) and the one in force is left as it was.
@@ -180,7 +180,7 @@ for bad in " -1" -1 0 +5 " 5" 5x 18446744073709551616; do
 done
 
 # A failed write stops minting within a chunk: count what the kernel issued.
-issued() { cat /sys/class/uidgen/uid/issued; }
+issued() { cat /sys/class/misc/uid/issued; }
 before=$(issued)
 err=$($U -n 3000000 2>&1 > /dev/full); rc=$?
 minted=$(( $(issued) - before ))
@@ -275,7 +275,7 @@ $U -n 1000 > /dev/null
 out=$($U state save $st); rc=$?
 is "state save exits 0" "$rc" 0
 like "state save revokes the node ID" "$($U info)" "^node_id: +unassigned"
-is "and saves the exact high water as the floor" "$(sed -n 's/^floor_ms=//p' $st)" "$(cat $D/high_water_ms)"
+is "and saves the exact high water as the floor" "$(sed -n 's/^floor_ms=//p' $st)" "$(stat_of high_water_ms)"
 is "with the node ID" "$(sed -n 's/^node_id=//p' $st)" "$node"
 floor=$(sed -n 's/^floor_ms=//p' $st)
 like "save says so" "$out" "^node ID $node revoked; saved node_id=$node floor_ms=$floor to $st\$"
@@ -395,7 +395,7 @@ $U revoke-node
 err=$($U state restore $st 2>&1); rc=$?
 is "restore with no file and no node exits 1" "$rc" 1
 like "and says what a first start needs" "$err" "set-node N --new"
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null
 err=$($U state restore $st --ahead-ms 0 2>&1); rc=$?
 is "restore with --ahead-ms 0 is refused (no grant: a crash could repeat)" "$rc" 2
 like "and says why" "$err" "needs --ahead-ms above 0"

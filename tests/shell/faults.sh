@@ -8,7 +8,6 @@
 . tests/shell/lib.sh
 KO=${UIDGEN_KO:-module/uidgen.ko}
 U=${UIDGEN_CLI:-userlib/uidgen}
-D=/sys/class/uidgen/uid
 state=/tmp/uidgen.state
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 
@@ -43,7 +42,7 @@ rmmod uidgen
 # A load has no node ID: nothing issued until the state file's arrives,
 # with its floor.
 insmod $KO
-is "a load has no node ID" "$(cat $D/node_state)" none
+is "a load has no node ID" "$(stat_of node_state)" none
 $U > /dev/null 2>&1
 is "and issues nothing" "$?" 1
 like "state restore" "$($U state restore $state)" "^node ID 3 active, floor $floor ms, grant [0-9]+ ms$"

@@ -830,7 +830,7 @@ static void test_cache_staleness(void)
 /* Without the cache every ID is read from the kernel: fresh, and no run. */
 static long long issued_count(void)
 {
-	FILE *f = fopen("/sys/class/uidgen/uid/issued", "r");
+	FILE *f = fopen("/sys/class/misc/uid/issued", "r");
 	long long n = -1;
 
 	if (f) {

@@ -80,7 +80,7 @@ _HINTS = {
     _errno.ENOENT: (NoDeviceError, _NOT_LOADED),
     _errno.ENODEV: (NoDeviceError, _NOT_LOADED),
     _errno.ENXIO: (NoDeviceError, _NOT_LOADED),
-    _errno.EACCES: (DevicePermissionError, "/dev/uid is restricted to a group (dev_mode, dev_gid)"),
+    _errno.EACCES: (DevicePermissionError, "/dev/uid is restricted to a group (its udev rule, 60-uidgen.rules)"),
     _errno.EPERM: (DevicePermissionError, "needs CAP_SYS_ADMIN"),
     _errno.EADDRNOTAVAIL: (NoNodeError, "no node ID is assigned: as root, uidgen state restore FILE, or uidgen set-node N --new for a node ID that has never issued an ID"),
     _errno.EOVERFLOW: (ExhaustedError, "the timestamp field is exhausted for this layout"),
