@@ -3,7 +3,7 @@
 # Runs inside the VM (as root, in the repository): every suite, each with
 # the module loaded the way it needs; --no-clients leaves out the clients'
 # suites (python, go, postgresql), which need one kernel only. One line per
-# suite goes to $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL".
+# suite goes to $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL SECONDS".
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
 KO=${UIDGEN_KO:-module/uidgen.ko}
