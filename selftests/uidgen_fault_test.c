@@ -397,7 +397,7 @@ TEST_F_TIMEOUT(fault, revoke_is_a_fence, 300)
 
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
 	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
-	EXPECT_EQ(-1, param_long("node_id"));
+	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, self->info.node_state);
 	errno = 0;
 	EXPECT_EQ(-1, read(self->fd, &id, 8));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
@@ -475,6 +475,7 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 	struct uffdio_copy cp = { 0 };
 	struct pollfd pfd;
 	struct uffd_msg msg;
+	struct uidgen_info after;
 	pthread_t tb, tr;
 	size_t len = getpagesize();
 	char *page, *zero;
@@ -504,7 +505,8 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 		usleep(10000);
 	EXPECT_EQ(1, atomic_load(&rv.done)) TH_LOG("the revoke waited for a stalled copy");
 	EXPECT_EQ(0, atomic_load(&b.done));
-	EXPECT_EQ(-1, param_long("node_id"));
+	ASSERT_EQ(0, get_info(self->fd, &after));
+	EXPECT_EQ(UIDGEN_NODE_NONE, after.node_id);
 
 	cp.dst = (uintptr_t)page;
 	cp.src = (uintptr_t)zero;

@@ -8,9 +8,12 @@ KO=${UIDGEN_KO:-module/uidgen.ko}
 U=userlib/uidgen
 P=/sys/module/uidgen/parameters
 
-# put FILE VALUE: write VALUE to FILE; print the error's text, if any.
+# put FILE VALUE: write VALUE to FILE; print the error's text, if any,
+# whether the open failed (a read-only file, or one that is not there: no
+# file can be made in sysfs) or the write did.
 put() {
-	printf '%s\n' "$2" | dd of="$1" 2>&1 >/dev/null | sed -n 's/^dd: error writing .*: //p'
+	printf '%s\n' "$2" | dd of="$1" 2>&1 >/dev/null |
+		sed -n 's/^dd: \(error writing\|failed to open\) .*: //p'
 }
 
 # assign NODE: set-node NODE --new, quietly (the tests' own node IDs).

@@ -37,7 +37,7 @@ while [ $i -lt $N ]; do
 	insmod $KO || bad=$((bad + 1))
 	kill $w1 $w2; wait $w1 $w2 2>/dev/null
 	[ "$(cat $P/max_borrow_ticks)" = 0 ] || bad=$((bad + 1))
-	[ "$(cat /sys/class/uidgen/uid/node_state)" = none ] || bad=$((bad + 1))
+	[ "$(stat_of node_state)" = none ] || bad=$((bad + 1))
 	[ ! -e $P/node_id ] || bad=$((bad + 1))
 	rmmod uidgen || bad=$((bad + 1))
 	i=$((i + 1))
