@@ -69,6 +69,19 @@ int main(int argc, char **argv)
 	char **sets = calloc((size_t)argc + 1, sizeof(*sets));
 	int nsets = 0, opt, r, explicit = 0;
 
+	/*
+	 * The handlers first: a SIGTERM or SIGUSR1 that comes while the
+	 * configuration loads is kept for agent_run() (which stops, or hands
+	 * over what it adopted), never the default action's death. Restarted
+	 * reads here: the configuration is read whole or not at all.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+
 	lease_conf_defaults(&c);
 	while ((opt = getopt_long(argc, argv, "c:o:hV", opts, NULL)) != -1) {
 		switch (opt) {
@@ -104,8 +117,7 @@ int main(int argc, char **argv)
 	if (lease_conf_etcd(&c, &ec, "uidgen-lease"))
 		return 2;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;	/* no SA_RESTART: sleeps end at once */
+	sa.sa_flags = 0;	/* from here no SA_RESTART: sleeps end at once */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
