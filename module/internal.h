@@ -22,10 +22,10 @@
 
 struct file;
 
-#define UIDGEN_VERSION_MAJOR	1
-#define UIDGEN_VERSION_MINOR	4
+#define UIDGEN_VERSION_MAJOR	2
+#define UIDGEN_VERSION_MINOR	0
 #define UIDGEN_VERSION_PATCH	0
-#define UIDGEN_VERSION_STR	"1.4.0"
+#define UIDGEN_VERSION_STR	"2.0.0"
 
 /**
  * struct uidgen_node_ctl - the node ID a generator issues under, and its life

@@ -218,7 +218,7 @@ class Installed(unittest.TestCase):
     def test_installed_by_pip(self):
         target = os.environ["UIDGEN_PIP_TARGET"]
         self.assertTrue(uidgen.__file__.startswith(target + "/uidgen/"), uidgen.__file__)
-        self.assertTrue(os.path.isdir(os.path.join(target, "uidgen-1.4.0.dist-info")))
+        self.assertTrue(os.path.isdir(os.path.join(target, "uidgen-2.0.0.dist-info")))
 
 
 if __name__ == "__main__":
