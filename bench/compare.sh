@@ -4,14 +4,15 @@
 # make bench-compare (and the second half of make bench): this tree's
 # benchmark rows against a baseline release's, in one VM boot.
 #
-#   bench/compare.sh [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-B]
+#   bench/compare.sh [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-B | -T]
 #
 # The baseline (default: tag v1.4.0; with no such tag, b251b5b, the commit
 # the tree's other 1.4.0 comparisons use) is exported with git archive into
 # /var/cache/uidgen-bench/COMMIT (outside the checkout; $UIDGEN_BENCH_CACHE
 # moves it) and its module, libuidgen and bench/uidgen_bench built there
 # for KVER (default: the newest 6.1 kernel), once: a later run reuses them.
-# -B builds the baseline and stops (no VM).
+# -B builds the baseline and stops (no VM); -T prints the table again from
+# the turns' files a run left in OUTDIR.
 # This tree's module, library, CLI and bench binary must be built already
 # (make bench-compare does that).
 #
@@ -33,14 +34,16 @@ rounds=3
 kver=
 out=
 build_only=
-while getopts "b:k:o:r:B" opt; do
+table_only=
+while getopts "b:k:o:r:BT" opt; do
 	case $opt in
 	b) base_rev=$OPTARG ;;
 	k) kver=$OPTARG ;;
 	o) out=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	B) build_only=1 ;;
-	*) echo "usage: $0 [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-B]" >&2; exit 2 ;;
+	T) table_only=1 ;;
+	*) echo "usage: $0 [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-B | -T]" >&2; exit 2 ;;
 	esac
 done
 [ "$rounds" -ge 1 ] 2>/dev/null || { echo "$0: -r wants a count, not '$rounds'" >&2; exit 2; }
@@ -64,45 +67,47 @@ version=$(git show "$commit:module/internal.h" 2>/dev/null |
 cache=${UIDGEN_BENCH_CACHE:-/var/cache/uidgen-bench}
 base=$cache/$commit/$kver
 
-for f in module/uidgen.ko userlib/uidgen bench/uidgen_bench; do
-	[ -e "$f" ] || { echo "$0: $f not built (make bench-compare builds it)" >&2; exit 2; }
-done
+if [ -z "$table_only" ]; then
+	for f in module/uidgen.ko userlib/uidgen bench/uidgen_bench; do
+		[ -e "$f" ] || { echo "$0: $f not built (make bench-compare builds it)" >&2; exit 2; }
+	done
 
-# The baseline's build, once per commit and kernel: made in a scratch
-# directory beside it and renamed into place, so a build that fails or is
-# interrupted leaves nothing that looks built.
-if [ ! -e "$base/bench/uidgen_bench" ]; then
-	mkdir -p "$cache/$commit"
-	tmp=$(mktemp -d "$cache/$commit/build.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	echo "== building the baseline $base_rev$base_note ($commit) for $kver in $base"
-	git archive "$commit" | tar -x -C "$tmp"
-	if ! { nice -n 19 make -C "$tmp" module KDIR="$kdir" &&
-	       nice -n 19 make -C "$tmp/userlib" libuidgen.a &&
-	       nice -n 19 make -C "$tmp/bench" uidgen_bench; } > "$tmp.log" 2>&1; then
-		tail -n 30 "$tmp.log"
-		echo "$0: the baseline's build failed (log: $tmp.log)" >&2
+	# The baseline's build, once per commit and kernel: made in a scratch
+	# directory beside it and renamed into place, so a build that fails or is
+	# interrupted leaves nothing that looks built.
+	if [ ! -e "$base/bench/uidgen_bench" ]; then
+		mkdir -p "$cache/$commit"
+		tmp=$(mktemp -d "$cache/$commit/build.XXXXXX")
+		trap 'rm -rf "$tmp"' EXIT
+		echo "== building the baseline $base_rev$base_note ($commit) for $kver in $base"
+		git archive "$commit" | tar -x -C "$tmp"
+		if ! { nice -n 19 make -C "$tmp" module KDIR="$kdir" &&
+		       nice -n 19 make -C "$tmp/userlib" libuidgen.a &&
+		       nice -n 19 make -C "$tmp/bench" uidgen_bench; } > "$tmp.log" 2>&1; then
+			tail -n 30 "$tmp.log"
+			echo "$0: the baseline's build failed (log: $tmp.log)" >&2
+			exit 1
+		fi
+		rm -f "$tmp.log"
+		rm -rf "$base"
+		mv "$tmp" "$base"
+		trap - EXIT
+	fi
+	[ -z "$build_only" ] || { echo "== baseline $base_rev ($commit) built in $base"; exit 0; }
+
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "== uidgen bench, this tree ($(git describe --always --dirty)) against ${version:-?} (${commit:0:12}$base_note)," \
+		"$(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, $rounds turns each"
+	start=$SECONDS
+	rc=0
+	tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$base" "$rounds" > "$out/vm.log" 2>&1 || rc=$?
+	echo "== VM: $((SECONDS - start)) s (vm.sh exit $rc; its output in $out/vm.log)"
+	if [ "$rc" -ne 0 ] || [ ! -e "$out/done" ]; then
+		grep -v '^\[ *[0-9.]*\]' "$out/vm.log" | tail -n 30
+		echo "$0: the VM run did not finish" >&2
 		exit 1
 	fi
-	rm -f "$tmp.log"
-	rm -rf "$base"
-	mv "$tmp" "$base"
-	trap - EXIT
-fi
-[ -z "$build_only" ] || { echo "== baseline $base_rev ($commit) built in $base"; exit 0; }
-
-rm -rf "$out"
-mkdir -p "$out"
-echo "== uidgen bench, this tree ($(git describe --always --dirty)) against ${version:-?} (${commit:0:12}$base_note)," \
-	"$(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, $rounds turns each"
-start=$SECONDS
-rc=0
-tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$base" "$rounds" > "$out/vm.log" 2>&1 || rc=$?
-echo "== VM: $((SECONDS - start)) s (vm.sh exit $rc; its output in $out/vm.log)"
-if [ "$rc" -ne 0 ] || [ ! -e "$out/done" ]; then
-	grep -v '^\[ *[0-9.]*\]' "$out/vm.log" | tail -n 30
-	echo "$0: the VM run did not finish" >&2
-	exit 1
 fi
 grep -h '^# layout' "$out"/base-cost-1.txt "$out"/this-cost-1.txt |
 	sed '1s/^# /# baseline: /; 2s/^# /# this tree: /'
@@ -140,14 +145,15 @@ awk -F'\t' -v bname="${version:-the baseline}" '
 	  if (!(k in lo) || $3 < lo[k]) lo[k] = $3
 	  if (!(k in hi) || $3 > hi[k]) hi[k] = $3 }
 	END {
-		printf "%-52s %11s %11s %7s %7s\n", "row (ns per ID; /dev/zero per 8 B)", "baseline", "this tree", "ratio", "spread"
+		printf "%-60s %11s %11s %7s %7s\n", "row (ns per ID; /dev/zero per 8 B)", "baseline", "this tree", "ratio", "spread"
 		for (i = 1; i <= n; i++) {
 			r = order[i]; b = "base" SUBSEP r; t = "this" SUBSEP r
-			if (!(b in lo)) { printf "%-52s %11s %11.1f %7s   (only this tree)\n", r, "-", lo[t], "-"; continue }
-			if (!(t in lo)) { printf "%-52s %11.1f %11s %7s   (only the baseline)\n", r, lo[b], "-", "-"; continue }
+			if (!(b in lo)) { printf "%-60s %11s %11.1f %7s   (only this tree)\n", r, "-", lo[t], "-"; continue }
+			if (!(t in lo)) { printf "%-60s %11.1f %11s %7s   (only the baseline)\n", r, lo[b], "-", "-"; continue }
 			sb = hi[b] / lo[b]; st = hi[t] / lo[t]
-			printf "%-52s %11.1f %11.1f %7.3f %6.1f%%%s\n", r, lo[b], lo[t], lo[t] / lo[b],
-			       100 * ((sb > st ? sb : st) - 1), lo[t] / lo[b] > 1.05 ? "  > 5% slower" : ""
+			sp = sb > st ? sb : st
+			note = lo[t] / lo[b] > 1.05 ? "  > 5% slower" : ""
+			printf "%-60s %11.1f %11.1f %7.3f %6.1f%%%s\n", r, lo[b], lo[t], lo[t] / lo[b], 100 * (sp - 1), note
 		}
 		printf "# ratio: this tree / %s, each side its best turn; > 1 is slower. Rows that do not\n", bname
 		printf "# touch /dev/uid (getppid, /dev/zero, libuuid, the userspace Snowflake) are the same\n"
