@@ -51,6 +51,7 @@ turn() {
 	$b scale > "$OUT/$side-scale0-$n.txt" || { echo "compare: $side scale failed"; exit 1; }
 }
 
+# $cost and $one are split on purpose: one insmod parameter each.
 # Seed the random pool first, with nothing else running (bench/guest.sh).
 load this 0 $cost
 dd if=/dev/random of=/dev/null bs=1 count=1 2>/dev/null
