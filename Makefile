@@ -9,7 +9,11 @@
 #                   and KUnit on a debug kernel
 #   make check-cluster  uidgen-lease against a real 3-member etcd: on the
 #                   host with the device stand-in, then three VMs (CI runs it)
-#   make bench      set up, boot a VM, print the benchmark table and plot
+#   make bench      set up, boot a VM, print the benchmark table and plot;
+#                   then make bench-compare
+#   make bench-compare  the cost and scale rows of this tree against 1.4.0's
+#                   (BASE=REV for another baseline), in turns in one VM boot:
+#                   a table of both and their ratios (bench/compare.sh)
 #   make bench-lease  500 uidgen-lease agents (device stand-in) against a
 #                   3-member etcd: claim latency, agents outnumbering IDs;
 #                   then the ID clock's offset over 100 restarts, crashes
@@ -168,6 +172,13 @@ bench: setup
 	$(MAKE) module userlib clients KDIR=$(VM_KDIR)
 	$(MAKE) -C bench
 	bench/bench.sh
+	bench/compare.sh $(if $(BASE),-b $(BASE))
+
+# This tree against a baseline release (default 1.4.0) in one VM boot.
+bench-compare: setup
+	$(MAKE) module userlib KDIR=$(VM_KDIR)
+	$(MAKE) -C bench
+	bench/compare.sh $(if $(BASE),-b $(BASE))
 
 # PostgreSQL keys in a VM (a benchmark, not a test; not in make check).
 bench-pg: setup
@@ -303,4 +314,4 @@ clean:
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
