@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check-cluster: uidgen-lease against a real 3-member etcd, on the
 # host with the device stand-in (host.sh), then with the module in three
-# QEMU guests (cluster.sh); one line per suite and "N passed, N failed".
+# QEMU guests (cluster.sh), then a guest cloned while its agent holds a
+# node ID (clone.sh); one line per suite and "N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -14,6 +15,7 @@ start=$(date +%s)
 : > "$out/summary.txt"
 run_suite "$out" lease-host tests/lease/host.sh -o "$out/host"
 run_suite "$out" lease-cluster tests/lease/cluster.sh -o "$out/cluster"
+run_suite "$out" lease-clone tests/lease/clone.sh -o "$out/clone"
 echo
 echo "== summary (etcd $(etcd --version | sed -n 's/etcd Version: //p'), $(( $(date +%s) - start )) s; logs in $out)"
 total_pass=0
@@ -23,7 +25,7 @@ while read -r name pass fail; do
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 done < "$out/summary.txt"
-[ "$(wc -l < "$out/summary.txt")" -eq 2 ] || { echo "only $(wc -l < "$out/summary.txt") of 2 suites reported"; total_fail=$((total_fail + 1)); }
+[ "$(wc -l < "$out/summary.txt")" -eq 3 ] || { echo "only $(wc -l < "$out/summary.txt") of 3 suites reported"; total_fail=$((total_fail + 1)); }
 boot_retries "$out"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
