@@ -161,7 +161,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid rules cli-host style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry lease fleet-quickstart kunit debug-vm"
+	snapshot nodelife install dkms deb uuid rules cli-host style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry lease lease-break17 fleet-quickstart kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")
