@@ -55,7 +55,8 @@ TTL=10
 start_s=$(date +%s)
 
 # The guest: busybox, the module, idreader, the agent with its libraries,
-# virtio-net and 9p (for the results, mounted only at the end).
+# virtio-pci (a module on 6.1), virtio-net and 9p (for the results,
+# mounted only at the end).
 initramfs_begin "$out" "$ko" || exit 1
 r=$out/root
 gcc -O2 -Wall -static -o "$r/idreader" tests/lease/idreader.c || exit 1
@@ -66,7 +67,7 @@ ldd "$LEASE_DIR/uidgen-lease" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//)
 	cp -L "$lib" "$r$lib"
 done
 : > "$r/modules.order"
-for m in virtio_net 9pnet_virtio 9p; do
+for m in virtio_pci virtio_net 9pnet_virtio 9p; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r m; do
 	cp "$m" "$r/lib/modules/"
@@ -174,7 +175,7 @@ tests/lease/watch.py "$etcd_eps" /uidgen/ "$out/watch.txt" 2>> "$out/watch.err" 
 wpid=$!
 
 vm A
-check "A boots and puts node 0 in force" 'vwait A "agent\| node 0: in force" 300'
+check "A boots and puts node 0 in force" 'vwait A "agent\| .*node 0: in force" 300'
 tok=$(con A | sed -n 's/.*node 0: in force (token \([0-9]*\).*/\1/p' | head -n 1)
 sleep 4
 calib A offA0
