@@ -12,6 +12,8 @@
 #                RESULT cut: the size of the IDs file then (what a clone
 #                has of the original's IDs)
 #   resume       SIGCONT both
+#   sync         nothing: clone.sh's handshake with a restored clone,
+#                whose first line loses its first bytes
 #   fence        wait (up to 20 s) for the kernel's VM fork revoke
 #   reader       SIGCONT the reader
 #   agent        SIGCONT the agent
@@ -66,6 +68,7 @@ while read -r id c arg <&3; do
 		paused=$(/idreader --clock | cut -d' ' -f2)
 		echo "RESULT cut $(wc -c < /tmp/ids.txt)" ;;
 	resume) kill -CONT "$rpid" "$apid" ;;
+	sync) ;;
 	fence)
 		i=0
 		until dmesg | grep -q 'revoked (VM fork or snapshot restore detected)' || [ $i -ge 200 ]; do

@@ -140,6 +140,18 @@ vcmd() {
 	echo "$1: no answer to '$2'" >&2
 	return 1
 }
+# vsync NAME: a command line NAME's guest reads whole. The clone's first
+# line after the restore loses its first bytes ("6 fence" came as
+# "fence", answered "done fence"): "N sync" (a no-op) until one is
+# answered, at most 10 times.
+vsync() {
+	local i
+	for i in $(seq 10); do
+		vcmd "$1" sync 3 2> /dev/null && return 0
+	done
+	echo "$1: no answer to 10 syncs" >&2
+	return 1
+}
 # calib NAME VAR: VAR = NAME's CLOCK_REALTIME minus the host's (ms), from
 # the quickest of three round trips (not in a subshell: vcmd counts).
 calib() {
@@ -203,6 +215,7 @@ echo "# A: $cut bytes of IDs before the snapshot; stopped for $(((resume_ns - sn
 vm clone -incoming "exec:cat $out/snapshot.bin"
 check "the clone starts from A's snapshot" \
 	'for i in $(seq 300); do qmp clone query-status 2>/dev/null | grep -q "\"running\"" && break; sleep 0.1; done; qmp clone query-status | grep -q "\"running\""'
+check "the clone answers on its command port" 'vsync clone'
 check "the clone's kernel revokes node 0 at the fork (VM generation ID changed)" \
 	'vcmd clone fence 25 && [ "$(vget clone fence)" -ge 1 ]'
 vcmd clone reader
