@@ -8,7 +8,8 @@
 #   make check      set up this machine, run every test suite in a VM,
 #                   and KUnit on a debug kernel
 #   make check-cluster  uidgen-lease against a real 3-member etcd: on the
-#                   host with the device stand-in, then three VMs (CI runs it)
+#                   host with the device stand-in, then three VMs, then a
+#                   VM cloned from a migration file (CI runs it)
 #   make bench      set up, boot a VM, print the benchmark table and plot;
 #                   then make bench-compare
 #   make bench-compare  the cost and scale rows of this tree against 1.4.0's

@@ -3,8 +3,9 @@
 # make check-cluster: uidgen-lease against a real 3-member etcd, on the
 # host with the device stand-in (host.sh; break17.sh, the break-it
 # review's cases; fleet-quickstart.sh, fleet.rst's quick start walked),
-# then with the module in three QEMU guests (cluster.sh); one line per
-# suite and "N passed, N failed".
+# then with the module in three QEMU guests (cluster.sh), then a guest
+# cloned while its agent holds a node ID (clone.sh); one line per suite
+# and "N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -23,6 +24,7 @@ run_suite "$out" lease-break17 tests/lease/break17.sh -o "$out/break17"
 # 2379N), three agents with the device stand-in (~15 s).
 run_suite "$out" fleet-quickstart tests/fleet-quickstart.sh -o "$out/fleet-quickstart"
 run_suite "$out" lease-cluster tests/lease/cluster.sh -o "$out/cluster"
+run_suite "$out" lease-clone tests/lease/clone.sh -o "$out/clone"
 echo
 echo "== summary (etcd $(etcd --version | sed -n 's/etcd Version: //p'), $(( $(date +%s) - start )) s; logs in $out)"
 total_pass=0
@@ -32,7 +34,7 @@ while read -r name pass fail secs; do
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 done < "$out/summary.txt"
-[ "$(wc -l < "$out/summary.txt")" -eq 4 ] || { echo "only $(wc -l < "$out/summary.txt") of 4 suites reported"; total_fail=$((total_fail + 1)); }
+[ "$(wc -l < "$out/summary.txt")" -eq 5 ] || { echo "only $(wc -l < "$out/summary.txt") of 5 suites reported"; total_fail=$((total_fail + 1)); }
 boot_retries "$out"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
