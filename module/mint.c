@@ -63,7 +63,7 @@ static int uidgen_wait_tick(u64 tick)
 static int uidgen_wait_grant(u64 tick)
 {
 	struct uidgen_node_ctl *n = &uidgen_dev_node;
-	int node = READ_ONCE(n->node);
+	u32 node = READ_ONCE(n->node);
 
 	return wait_event_interruptible(n->grant_wq,
 			READ_ONCE(uidgen_dev_gen.grant_tick) >= tick ||
@@ -88,7 +88,8 @@ static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
 	struct uidgen_gen *g = &uidgen_dev_gen;
 	u64 boot_ns = ktime_get_boottime_ns();
 	u64 now, first;
-	int node, got;
+	u32 node;
+	int got;
 
 	now = uidgen_tick(g, boot_ns);
 	if (now > g->max_tick)
@@ -96,7 +97,7 @@ static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
 	/* Pairs with the release in node.c: the floor and grant come first. */
 	node = smp_load_acquire(&uidgen_dev_node.node);
 	/* Past the lease deadline nothing leaves, revoked yet or not. */
-	if (node < 0 || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_boot_ns))
+	if (node == UIDGEN_NODE_NONE || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_boot_ns))
 		return -EADDRNOTAVAIL;
 	/*
 	 * Any slot would be correct (the compare-and-swap sees to that); the

@@ -5,7 +5,7 @@
  * revoke that fences all of it off, including on a VM fork.
  *
  * Locking: struct uidgen_node_ctl.lock serialises every change here.
- * Minting paths (dev.c) take no lock: they read @node and
+ * Minting paths (mint.c) take no lock: they read @node and
  * @deadline_boot_ns inside an RCU read-side critical section with page
  * faults disabled, and
  * a revoke clears @node and waits for a grace period before it moves the
@@ -39,7 +39,7 @@
 #include <linux/uidgen.h>
 
 #include "gen.h"
-#include "internal.h"
+#include "node.h"
 #include "noderules.h"
 
 #define UIDGEN_NO_DEADLINE	UIDGEN_RULES_NO_DEADLINE
@@ -68,10 +68,10 @@ static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 			      bool expedite)
 {
-	int old = n->node;
+	u32 old = n->node;
 
 	lockdep_assert_held(&n->lock);
-	WRITE_ONCE(n->node, -1);
+	WRITE_ONCE(n->node, UIDGEN_NODE_NONE);
 	hrtimer_try_to_cancel(&n->deadline_timer);
 	/* Every minting path that saw the old node ID has finished. */
 	if (expedite)
@@ -89,8 +89,8 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 	n->grant_unix_ns = 0;
 	WRITE_ONCE(n->token, 0);
 	wake_up_all(&n->grant_wq);
-	if (old >= 0)
-		pr_warn("node ID %d revoked (%s): no ID is issued until a node ID is assigned\n",
+	if (old != UIDGEN_NODE_NONE)
+		pr_warn("node ID %u revoked (%s): no ID is issued until a node ID is assigned\n",
 			old, why);
 }
 
@@ -101,7 +101,7 @@ static void uidgen_node_rules(const struct uidgen_node_ctl *n,
 	lockdep_assert_held(&n->lock);
 	*r = (struct uidgen_node_rules) {
 		.node_bits = n->gen->l.node_bits,
-		.node = n->node < 0 ? UIDGEN_NODE_NONE : n->node,
+		.node = n->node,
 		.token = n->token,
 		.max_token = n->max_token,
 		.floor_unix_ns = n->floor_unix_ns,
@@ -203,7 +203,7 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 	mutex_init(&n->lock);
 	n->gen = gen;
 	n->page = page;
-	n->node = -1;
+	n->node = UIDGEN_NODE_NONE;
 	n->floor_unix_ns = 0;
 	n->grant_unix_ns = 0;
 	n->deadline_boot_ns = UIDGEN_NO_DEADLINE;
@@ -388,12 +388,9 @@ void uidgen_node_vmfork(struct uidgen_node_ctl *n)
  */
 u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node)
 {
-	int active = READ_ONCE(n->node);
+	u32 active = READ_ONCE(n->node);
 
-	if (active < 0) {
-		*node = UIDGEN_NODE_NONE;
-		return UIDGEN_NODE_STATE_NONE;
-	}
 	*node = active;
-	return UIDGEN_NODE_STATE_ACTIVE;
+	return active == UIDGEN_NODE_NONE ? UIDGEN_NODE_STATE_NONE :
+	       UIDGEN_NODE_STATE_ACTIVE;
 }

@@ -641,7 +641,7 @@ static void uidgen_node_assign_test(struct kunit *test)
 
 	/* The VM-fork path revokes and moves the fence; so does a revoke. */
 	uidgen_node_vmfork(n);
-	KUNIT_EXPECT_EQ(test, -1, n->node);
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, n->node);
 	KUNIT_EXPECT_EQ(test, 1U, n->page->fence);
 	KUNIT_EXPECT_EQ(test, 0, assign(n, 5, true, 0, 0, 0, 0));
 	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 6, 0, "test"));
@@ -724,7 +724,7 @@ static void uidgen_node_deadline_test(struct kunit *test)
 	/* The fence moves last, after the grace period. */
 	for (i = 0; i < 200 && !READ_ONCE(n->page->fence); i++)
 		msleep(20);
-	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
 	uidgen_node_destroy(n);
 }
@@ -748,9 +748,9 @@ static void uidgen_node_late_renew_test(struct kunit *test)
 					ktime_get_boottime_ns() + 20 * NSEC_PER_MSEC, 7));
 	hrtimer_cancel(&n->deadline_timer);
 	msleep(40);
-	KUNIT_EXPECT_EQ(test, 1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew));
-	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
 	/* A floor of 0 is not a floor; a huge grant is still a grant. */
 	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 1, false, 0, 0, 0, 8));
