@@ -69,7 +69,8 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 	struct uidgen_node_ctl *n = &uidgen_dev_node;
 	const struct uidgen_layout *l = &g->l;
 	struct uidgen_info *info = karg;
-	u64 deadline, tick;
+	struct uidgen_node_snapshot s;
+	u64 tick;
 
 	if (info->flags)
 		return -EOPNOTSUPP;
@@ -77,7 +78,8 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 		return -EINVAL;
 
 	info->size = min_t(size_t, usize, sizeof(*info));
-	info->node_state = uidgen_node_state(n, &info->node_id);
+	info->node_state = uidgen_node_state(n, &s);
+	info->node_id = s.node;
 	info->ts_bits = l->ts_bits;
 	info->node_bits = l->node_bits;
 	info->slot_bits = l->slot_bits;
@@ -85,14 +87,12 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 	info->nr_slots = g->nr_slots;
 	info->tick_ns = g->tick_ns;
 	info->epoch_unix_ns = l->epoch_ms * NSEC_PER_MSEC;
-	info->floor_unix_ns = READ_ONCE(n->floor_unix_ns);
-	tick = READ_ONCE(g->grant_tick);
-	info->grant_unix_ns = tick == UIDGEN_NO_GRANT ? 0 :
-			      uidgen_tick_end_ns(g, tick);
-	deadline = READ_ONCE(n->deadline_boot_ns);
-	info->deadline_boot_ns = deadline == U64_MAX ? 0 :
-				 deadline + timens_add_boottime_ns(0);
-	info->token = READ_ONCE(n->token);
+	info->floor_unix_ns = s.floor_unix_ns;
+	info->grant_unix_ns = s.grant_tick == UIDGEN_NO_GRANT ? 0 :
+			      uidgen_tick_end_ns(g, s.grant_tick);
+	info->deadline_boot_ns = s.deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ? 0 :
+				 s.deadline_boot_ns + timens_add_boottime_ns(0);
+	info->token = s.token;
 	tick = uidgen_high_water(g);
 	info->high_water_unix_ns = tick ? uidgen_tick_end_ns(g, tick) : 0;
 	if (copy_to_user(uarg, info, info->size))

@@ -379,18 +379,33 @@ void uidgen_node_vmfork(struct uidgen_node_ctl *n)
 }
 
 /**
- * uidgen_node_state() - Which node ID is in force, if any.
+ * uidgen_node_state() - The node's state, as one snapshot.
  * @n: the node
- * @node: out: the node ID in force, or UIDGEN_NODE_NONE
+ * @s: out: node ID, floor, grant, deadline and token, all of one instant
  *
- * Context: any (a snapshot: may be stale when it returns).
- * Return: UIDGEN_NODE_STATE_NONE or _ACTIVE.
+ * Read under n->lock, not a seqcount: every change holds the lock from
+ * the rules' verdict to the node ID's publication (a revoke across its
+ * grace period too), so the snapshot is never part of one assignment and
+ * part of the next, nor a revoke half done. A reader waits out a change in
+ * progress, an RCU grace period at most; UIDGEN_IOC_INFO is no minting
+ * path, and a seqcount reader would spin through that grace period
+ * instead.
+ *
+ * Context: process; takes n->lock (the snapshot may be stale when it
+ * returns, never mixed).
+ * Return: @s->state, UIDGEN_NODE_STATE_NONE or _ACTIVE.
  */
-u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node)
+u32 uidgen_node_state(struct uidgen_node_ctl *n,
+		      struct uidgen_node_snapshot *s)
 {
-	u32 active = READ_ONCE(n->node);
-
-	*node = active;
-	return active == UIDGEN_NODE_NONE ? UIDGEN_NODE_STATE_NONE :
-	       UIDGEN_NODE_STATE_ACTIVE;
+	mutex_lock(&n->lock);
+	s->node = n->node;
+	s->state = n->node == UIDGEN_NODE_NONE ? UIDGEN_NODE_STATE_NONE :
+		   UIDGEN_NODE_STATE_ACTIVE;
+	s->floor_unix_ns = n->floor_unix_ns;
+	s->grant_tick = n->gen->grant_tick;
+	s->deadline_boot_ns = n->deadline_boot_ns;
+	s->token = n->token;
+	mutex_unlock(&n->lock);
+	return s->state;
 }

@@ -2,7 +2,7 @@
 /*
  * node.c's interface: struct uidgen_node_ctl, the node ID a generator
  * issues under and its life (assign, renew, revoke, the lease deadline,
- * the fence).
+ * the fence), and the snapshot UIDGEN_IOC_INFO reads of it.
  */
 #ifndef _UIDGEN_NODE_H
 #define _UIDGEN_NODE_H
@@ -22,19 +22,19 @@
 /**
  * struct uidgen_node_ctl - the node ID a generator issues under, and its life
  * @gen: the generator whose IDs carry the node ID
- * @lock: serialises every change to the fields below and to @gen's floor
- *	and grant
  * @node: the node ID in force, or UIDGEN_NODE_NONE; read locklessly by
  *	minting paths
+ * @deadline_boot_ns: CLOCK_BOOTTIME at which @node stops
+ *	(UIDGEN_RULES_NO_DEADLINE: never); read locklessly by minting paths
+ * @page: the page mmap() shares: its fence moves on every revoke; the
+ *	fence is read locklessly by minting paths
+ * @lock: serialises every change to the fields of this struct and to
+ *	@gen's floor and grant; uidgen_node_state() reads under it too
  * @floor_unix_ns: the highest floor applied to @gen (Unix ns, 0: none)
  * @grant_unix_ns: the grant of the assignment in force, as given (Unix
  *	ns, 0: none); @gen's grant_tick is what minting paths read
- * @deadline_boot_ns: CLOCK_BOOTTIME at which @node stops (U64_MAX: never);
- *	read locklessly by minting paths
  * @token: fencing token of the assignment in force
  * @max_token: the highest token any assignment carried
- * @page: the page mmap() shares: its fence moves on every revoke; the
- *	fence is read locklessly by minting paths
  * @grant_wq: callers waiting for the grant to be raised
  * @grant_waits: how many times a caller found the grant reached
  * @deadline_timer: fires at @deadline_boot_ns
@@ -51,18 +51,41 @@
  */
 struct uidgen_node_ctl {
 	struct uidgen_gen *gen;
-	struct mutex lock;	/* see @lock above */
+	/* What minting paths read first, ahead of the lock. */
 	u32 node;
+	u64 deadline_boot_ns;
+	struct uidgen_page *page;
+	struct mutex lock;	/* see @lock above */
 	u64 floor_unix_ns;
 	u64 grant_unix_ns;
-	u64 deadline_boot_ns;
 	u64 token;
 	u64 max_token;
-	struct uidgen_page *page;
 	wait_queue_head_t grant_wq;
 	atomic64_t grant_waits;
 	struct hrtimer deadline_timer;
 	struct work_struct expire_work;
+};
+
+/**
+ * struct uidgen_node_snapshot - a node's state at one instant
+ * @state: UIDGEN_NODE_STATE_NONE or _ACTIVE
+ * @node: the node ID in force, or UIDGEN_NODE_NONE
+ * @floor_unix_ns: the highest floor applied (Unix ns, 0: none)
+ * @grant_tick: the generator's grant (UIDGEN_NO_GRANT: none)
+ * @deadline_boot_ns: CLOCK_BOOTTIME at which @node stops
+ *	(UIDGEN_RULES_NO_DEADLINE: never)
+ * @token: fencing token of the assignment in force (0: none)
+ *
+ * All read together under the node's lock: never half of one assignment
+ * and half of the next.
+ */
+struct uidgen_node_snapshot {
+	u32 state;
+	u32 node;
+	u64 floor_unix_ns;
+	u64 grant_tick;
+	u64 deadline_boot_ns;
+	u64 token;
 };
 
 void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
@@ -74,7 +97,8 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
 		      const struct uidgen_rules_req *req);
 int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
 		       const char *why);
-u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node);
+u32 uidgen_node_state(struct uidgen_node_ctl *n,
+		      struct uidgen_node_snapshot *s);
 void uidgen_node_vmfork(struct uidgen_node_ctl *n);
 
 #endif /* _UIDGEN_NODE_H */
