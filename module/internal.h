@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the files of the module share: the generator behind /dev/uid, the
- * node that names its IDs (node.c), the module parameters the other
- * files read (params.c) and what each file offers the others.
+ * What the files of the module share: struct uidgen_device, the one
+ * /dev/uid with its generator (gen.h), node (node.h) and everything else
+ * that lives as long as the module is loaded, and what each file offers
+ * the others: the parameters (params.c), the status files (status.c), the
+ * minting path (mint.c) and the device (dev.c).
  */
 #ifndef _UIDGEN_INTERNAL_H
 #define _UIDGEN_INTERNAL_H
 
-#include <linux/atomic.h>
 #include <linux/compiler.h>
-#include <linux/hrtimer.h>
-#include <linux/mutex.h>
+#include <linux/container_of.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/notifier.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <linux/uidgen.h>
@@ -20,38 +23,76 @@
 #include "gen.h"
 #include "node.h"
 
-struct file;
+struct dentry;
+struct page;
 
 #define UIDGEN_VERSION_MAJOR	1
 #define UIDGEN_VERSION_MINOR	4
 #define UIDGEN_VERSION_PATCH	0
 #define UIDGEN_VERSION_STR	"1.4.0"
 
-/* The one generator and node behind /dev/uid. */
-extern struct uidgen_gen uidgen_dev_gen;
-extern struct uidgen_node_ctl uidgen_dev_node;
-extern u64 __percpu *uidgen_issued;
+/**
+ * struct uidgen_device - /dev/uid: the generator, its node and what they share
+ * @gen: the generator
+ * @issued: IDs issued, per CPU and slot: [cpu][slot]
+ * @node: the node ID the generator's IDs carry, and its life (node.c)
+ * @page: the page mmap() maps, struct uidgen_page (@node's fence)
+ * @misc: the misc device: an open file's private_data points here
+ * @vmfork_nb: told of a VM fork or snapshot restore
+ * @life_work: daily: the timestamp field's remaining life (main.c)
+ * @clock_work: every 10 s: the ID clock against the wall clock (main.c)
+ * @clock_logged: the gap between the two last logged, in ms (params.c)
+ * @debugfs: /sys/kernel/debug/uidgen (status.c)
+ *
+ * There is one, allocated at module load (main.c). The file operations
+ * reach it through file->private_data (uidgen_file_dev()), the status
+ * files through the misc device's drvdata, works and notifiers through
+ * container_of(), and every other function is passed it: no file reads a
+ * global. The minting path reads @gen, @issued and @node's node ID,
+ * deadline and fence, all through the one pointer.
+ */
+struct uidgen_device {
+	struct uidgen_gen gen;
+	u64 __percpu *issued;
+	struct uidgen_node_ctl node;
+	struct page *page;
+	struct miscdevice misc;
+	struct notifier_block vmfork_nb;
+	struct delayed_work life_work;
+	struct delayed_work clock_work;
+	s64 clock_logged;
+	struct dentry *debugfs;
+};
+
+/* The device behind an open /dev/uid: misc_open() set private_data. */
+static inline struct uidgen_device *uidgen_file_dev(const struct file *file)
+{
+	return container_of(file->private_data, struct uidgen_device, misc);
+}
 
 /* params.c: the module parameters */
 struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
-void uidgen_clock_check(void);
+unsigned int uidgen_params_max_borrow(void);
+void uidgen_clock_check(struct uidgen_device *ud);
 
 /* status.c: sysfs status and debugfs */
 extern const struct attribute_group *uidgen_groups[];
-s64 uidgen_clock_offset_ms(void);
-void uidgen_debugfs_init(void);
-void uidgen_debugfs_exit(void);
+s64 uidgen_clock_offset_ms(struct uidgen_device *ud);
+void uidgen_debugfs_init(struct uidgen_device *ud);
+void uidgen_debugfs_exit(struct uidgen_device *ud);
 
 /* mint.c: the minting path */
 ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
 		    loff_t *ppos);
-long uidgen_fill(u64 __user *dst, size_t n, bool nonblock);
-long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
+long uidgen_fill(struct uidgen_device *ud, u64 __user *dst, size_t n,
+		 bool nonblock);
+long uidgen_reserve_once(struct uidgen_device *ud,
+			 struct uidgen_reserve __user *uarg,
 			 struct uidgen_reserve *r, bool nonblock);
 
 /* dev.c: /dev/uid */
-int uidgen_dev_add(void);
-void uidgen_dev_del(void);
+int uidgen_dev_add(struct uidgen_device *ud);
+void uidgen_dev_del(struct uidgen_device *ud);
 
 #endif /* _UIDGEN_INTERNAL_H */
