@@ -4,12 +4,14 @@
  * userspace has persisted), the lease deadline and fencing token, and the
  * revoke that fences all of it off, including on a VM fork.
  *
- * Locking: struct uidgen_node_ctl.lock serialises every change here.
- * Minting paths (mint.c) take no lock: they read @node and
- * @deadline_boot_ns inside an RCU read-side critical section with page
- * faults disabled, and
- * a revoke clears @node and waits for a grace period before it moves the
- * fence and returns. Since no minting path can sleep or fault while it
+ * Locking: struct uidgen_node_ctl.lock serialises every change here, and
+ * uidgen_node_state() reads under it, so INFO sees one state. Minting
+ * paths (mint.c) take no lock: they read @node, @deadline_boot_ns, the
+ * fence and the generator's grant inside an RCU read-side critical
+ * section with page faults disabled (those four are written with
+ * WRITE_ONCE() or smp_store_release(), the rest plainly under the lock),
+ * and a revoke clears @node and waits for a grace period before it moves
+ * the fence and returns. Since no minting path can sleep or fault while it
  * holds that section, a revoke ends in bounded time whatever userspace
  * does with its buffers.
  *
@@ -50,8 +52,10 @@ static u64 uidgen_grant_tick(const struct uidgen_gen *g, u64 grant_unix_ns)
 	return min(uidgen_ns_to_tick(g, grant_unix_ns), g->max_tick);
 }
 
+/* Move the lease deadline and its timer; n->lock held. */
 static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 {
+	lockdep_assert_held(&n->lock);
 	WRITE_ONCE(n->deadline_boot_ns, deadline);
 	if (deadline == UIDGEN_NO_DEADLINE)
 		hrtimer_try_to_cancel(&n->deadline_timer);
@@ -87,7 +91,7 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 	/* Nobody mints now: the next assignment brings its own grant. */
 	WRITE_ONCE(n->gen->grant_tick, UIDGEN_NO_GRANT);
 	n->grant_unix_ns = 0;
-	WRITE_ONCE(n->token, 0);
+	n->token = 0;
 	wake_up_all(&n->grant_wq);
 	if (old != UIDGEN_NODE_NONE)
 		pr_warn("node ID %u revoked (%s): no ID is issued until a node ID is assigned\n",
@@ -136,9 +140,9 @@ static int uidgen_node_apply(struct uidgen_node_ctl *n,
 				       now_ns);
 		if (ret)
 			return ret;
-		WRITE_ONCE(n->floor_unix_ns, r->floor_unix_ns);
+		n->floor_unix_ns = r->floor_unix_ns;
 	}
-	WRITE_ONCE(n->token, r->token);
+	n->token = r->token;
 	n->max_token = r->max_token;
 	if (act & UIDGEN_RULES_FENCE_SLOTS)
 		uidgen_fence_slots(g);
@@ -251,8 +255,10 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
 			      struct uidgen_node_rules *r, int ret,
 			      unsigned int act, bool new, u64 now_ns)
 {
-	int err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
+	int err;
 
+	lockdep_assert_held(&n->lock);
+	err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
 	if (ret || err)
 		return ret ? ret : err;
 	if (act & UIDGEN_RULES_PUBLISH)
