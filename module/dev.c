@@ -92,8 +92,9 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 	info->floor_unix_ns = s.floor_unix_ns;
 	info->grant_unix_ns = s.grant_tick == UIDGEN_NO_GRANT ? 0 :
 			      uidgen_tick_end_ns(g, s.grant_tick);
-	info->deadline_boot_ns = s.deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ? 0 :
-				 s.deadline_boot_ns + timens_add_boottime_ns(0);
+	info->deadline_boot_ns =
+		s.deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ? 0 :
+		s.deadline_boot_ns + timens_add_boottime_ns(0);
 	info->token = s.token;
 	tick = uidgen_high_water(g);
 	info->high_water_unix_ns = tick ? uidgen_tick_end_ns(g, tick) : 0;

@@ -41,10 +41,10 @@
  * @expire_work: revokes @node at its deadline, in process context
  *
  * Minting paths run in an RCU read-side critical section with preemption
- * and page faults disabled, so every one of them ends in bounded time: a revoke clears
- * @node, waits for a grace period (every minting path that could have
- * seen the old node ID has stored or dropped its IDs), then moves the
- * fence. Nothing userspace does can hold it up. The fields minting paths
+ * and page faults disabled, so every one of them ends in bounded time: a
+ * revoke clears @node, waits for a grace period (every minting path that
+ * could have seen the old node ID has stored or dropped its IDs), then
+ * moves the fence. Nothing userspace does can hold it up. The fields minting paths
  * read locklessly (@node, @deadline_boot_ns, the fence, @gen's grant_tick)
  * are written with WRITE_ONCE() or smp_store_release(); the others are
  * read and written under @lock only.

@@ -135,8 +135,9 @@ static DEVICE_ATTR_RO(behind);
 static ssize_t grant_waits_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&uidgen_sysfs_dev(dev)->node.grant_waits));
+	struct uidgen_device *ud = uidgen_sysfs_dev(dev);
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ud->node.grant_waits));
 }
 static DEVICE_ATTR_RO(grant_waits);
 

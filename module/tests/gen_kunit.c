@@ -789,10 +789,11 @@ static u64 snap_grant(u64 grant_base, u64 token)
 static void snap_writer(struct work_struct *work)
 {
 	struct snap_race *sr = container_of(work, struct snap_race, work);
-	u64 t;
+	u64 t, grant;
 
 	for (t = 1; t <= SNAP_CYCLES && !sr->err; t++) {
-		sr->err = assign(sr->n, 1, true, 0, snap_grant(sr->grant_base, t),
+		grant = snap_grant(sr->grant_base, t);
+		sr->err = assign(sr->n, 1, true, 0, grant,
 				 sr->deadline_base + t, t);
 		if (sr->err)
 			break;
@@ -806,15 +807,17 @@ static void snap_writer(struct work_struct *work)
 static bool snap_whole(const struct uidgen_gen *g, const struct snap_race *sr,
 		       const struct uidgen_node_snapshot *s)
 {
+	u64 grant;
+
 	if (s->node == UIDGEN_NODE_NONE)
 		return s->state == UIDGEN_NODE_STATE_NONE && !s->token &&
 		       s->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE &&
 		       s->grant_tick == UIDGEN_NO_GRANT;
+	grant = uidgen_ns_to_tick(g, snap_grant(sr->grant_base, s->token));
 	return s->node == 1 && s->state == UIDGEN_NODE_STATE_ACTIVE &&
 	       s->token >= 1 && s->token <= SNAP_CYCLES &&
 	       s->deadline_boot_ns == sr->deadline_base + s->token &&
-	       s->grant_tick == min(uidgen_ns_to_tick(g, snap_grant(sr->grant_base, s->token)),
-				    g->max_tick);
+	       s->grant_tick == min(grant, g->max_tick);
 }
 
 static void uidgen_node_snapshot_test(struct kunit *test)
@@ -840,7 +843,8 @@ static void uidgen_node_snapshot_test(struct kunit *test)
 	}
 	flush_work(&sr.work);
 	destroy_work_on_stack(&sr.work);
-	kunit_info(test, "%u snapshots, %u active, %u mixed", reads, active, mixed);
+	kunit_info(test, "%u snapshots, %u active, %u mixed",
+		   reads, active, mixed);
 	KUNIT_EXPECT_EQ(test, 0, sr.err);
 	KUNIT_EXPECT_GT(test, active, 0U);
 	KUNIT_EXPECT_EQ(test, 0U, mixed);
