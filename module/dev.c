@@ -32,8 +32,8 @@ static long uidgen_ioctl_batch(struct file *file, void *karg,
 	if (b->__reserved || !b->count || b->count > UIDGEN_BATCH_MAX)
 		return -EINVAL;
 
-	ret = uidgen_fill(u64_to_user_ptr(b->ids), b->count,
-			  file->f_flags & O_NONBLOCK);
+	ret = uidgen_fill(uidgen_file_dev(file), u64_to_user_ptr(b->ids),
+			  b->count, file->f_flags & O_NONBLOCK);
 	if (ret < 0)
 		return ret;
 	if (put_user((u32)ret, &((struct uidgen_batch __user *)uarg)->count))
@@ -44,20 +44,22 @@ static long uidgen_ioctl_batch(struct file *file, void *karg,
 static long uidgen_ioctl_reserve(struct file *file, void *karg,
 				 void __user *uarg, u32 usize)
 {
+	struct uidgen_device *ud = uidgen_file_dev(file);
 	struct uidgen_reserve *r = karg;
 	u32 want = r->count;
 	long ret;
 
 	if (r->flags)
 		return -EOPNOTSUPP;
-	if (!want || want > (1ULL << uidgen_dev_gen.l.seq_bits))
+	if (!want || want > (1ULL << ud->gen.l.seq_bits))
 		return -EINVAL;
 	if (!access_ok(uarg, sizeof(*r)))
 		return -EFAULT;
 
 	do {
 		r->count = want;
-		ret = uidgen_reserve_once(uarg, r, file->f_flags & O_NONBLOCK);
+		ret = uidgen_reserve_once(ud, uarg, r,
+					  file->f_flags & O_NONBLOCK);
 	} while (!ret);
 	return ret;
 }
@@ -65,11 +67,12 @@ static long uidgen_ioctl_reserve(struct file *file, void *karg,
 static long uidgen_ioctl_info(struct file *file, void *karg,
 			      void __user *uarg, u32 usize)
 {
-	struct uidgen_gen *g = &uidgen_dev_gen;
-	struct uidgen_node_ctl *n = &uidgen_dev_node;
+	struct uidgen_device *ud = uidgen_file_dev(file);
+	struct uidgen_gen *g = &ud->gen;
 	const struct uidgen_layout *l = &g->l;
 	struct uidgen_info *info = karg;
-	u64 deadline, tick;
+	struct uidgen_node_snapshot s;
+	u64 tick;
 
 	if (info->flags)
 		return -EOPNOTSUPP;
@@ -77,7 +80,8 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 		return -EINVAL;
 
 	info->size = min_t(size_t, usize, sizeof(*info));
-	info->node_state = uidgen_node_state(n, &info->node_id);
+	info->node_state = uidgen_node_state(&ud->node, &s);
+	info->node_id = s.node;
 	info->ts_bits = l->ts_bits;
 	info->node_bits = l->node_bits;
 	info->slot_bits = l->slot_bits;
@@ -85,14 +89,13 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 	info->nr_slots = g->nr_slots;
 	info->tick_ns = g->tick_ns;
 	info->epoch_unix_ns = l->epoch_ms * NSEC_PER_MSEC;
-	info->floor_unix_ns = READ_ONCE(n->floor_unix_ns);
-	tick = READ_ONCE(g->grant_tick);
-	info->grant_unix_ns = tick == UIDGEN_NO_GRANT ? 0 :
-			      uidgen_tick_end_ns(g, tick);
-	deadline = READ_ONCE(n->deadline_boot_ns);
-	info->deadline_boot_ns = deadline == U64_MAX ? 0 :
-				 deadline + timens_add_boottime_ns(0);
-	info->token = READ_ONCE(n->token);
+	info->floor_unix_ns = s.floor_unix_ns;
+	info->grant_unix_ns = s.grant_tick == UIDGEN_NO_GRANT ? 0 :
+			      uidgen_tick_end_ns(g, s.grant_tick);
+	info->deadline_boot_ns =
+		s.deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ? 0 :
+		s.deadline_boot_ns + timens_add_boottime_ns(0);
+	info->token = s.token;
 	tick = uidgen_high_water(g);
 	info->high_water_unix_ns = tick ? uidgen_tick_end_ns(g, tick) : 0;
 	if (copy_to_user(uarg, info, info->size))
@@ -127,7 +130,7 @@ static long uidgen_ioctl_assign(struct file *file, void *karg,
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	req.deadline_boot_ns = uidgen_deadline_in(a->deadline_boot_ns);
-	return uidgen_node_assign(&uidgen_dev_node, &req);
+	return uidgen_node_assign(&uidgen_file_dev(file)->node, &req);
 }
 
 static long uidgen_ioctl_renew(struct file *file, void *karg,
@@ -147,7 +150,7 @@ static long uidgen_ioctl_renew(struct file *file, void *karg,
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	req.deadline_boot_ns = uidgen_deadline_in(r->deadline_boot_ns);
-	return uidgen_node_renew(&uidgen_dev_node, &req);
+	return uidgen_node_renew(&uidgen_file_dev(file)->node, &req);
 }
 
 static long uidgen_ioctl_revoke(struct file *file, void *karg,
@@ -161,8 +164,8 @@ static long uidgen_ioctl_revoke(struct file *file, void *karg,
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return uidgen_node_revoke(&uidgen_dev_node, r->node_id, r->token,
-				  "by UIDGEN_IOC_REVOKE");
+	return uidgen_node_revoke(&uidgen_file_dev(file)->node, r->node_id,
+				  r->token, "by UIDGEN_IOC_REVOKE");
 }
 
 /*
@@ -242,7 +245,8 @@ static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static vm_fault_t uidgen_vm_fault(struct vm_fault *vmf)
 {
-	struct page *page = virt_to_page(uidgen_dev_node.page);
+	struct uidgen_device *ud = vmf->vma->vm_private_data;
+	struct page *page = ud->page;
 
 	if (vmf->pgoff)
 		return VM_FAULT_SIGBUS;
@@ -264,6 +268,7 @@ static int uidgen_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & (VM_WRITE | VM_MAYWRITE))
 		return -EACCES;
 	vma->vm_ops = &uidgen_vm_ops;
+	vma->vm_private_data = uidgen_file_dev(file);
 	return 0;
 }
 
@@ -281,41 +286,45 @@ static const struct file_operations uidgen_fops = {
 	.mmap		= uidgen_mmap,
 };
 
-/*
- * /dev/uid: a misc device. Anyone the node's mode lets in may read IDs;
- * only CAP_SYS_ADMIN may assign the node ID. Reading IDs needs no
- * privilege, as reading /dev/urandom does not: IDs are not secret, so
- * devtmpfs makes the node 0444. A reader in a loop can use up its CPU's
- * slot each tick and make other callers there wait for the next tick
- * (time, never a duplicate): where local users are not trusted with
- * that, a udev rule gives the node to a group (60-uidgen.rules, which the
- * packages install, names the group uidgen).
- */
-static struct miscdevice uidgen_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= "uid",
-	.fops	= &uidgen_fops,
-	.groups	= uidgen_groups,
-	.mode	= 0444,
-};
-
 /**
  * uidgen_dev_add() - Create /dev/uid and its sysfs directory.
+ * @ud: the device, its generator and node set up
+ *
+ * Open files find @ud through file->private_data, which misc_open() sets
+ * to @ud->misc; the status files through the misc device's drvdata.
  *
  * Context: process, at module load.
  * Return: 0 or an errno.
  */
-int uidgen_dev_add(void)
+int uidgen_dev_add(struct uidgen_device *ud)
 {
-	return misc_register(&uidgen_misc);
+	/*
+	 * /dev/uid: a misc device. Anyone the node's mode lets in may read IDs;
+	 * only CAP_SYS_ADMIN may assign the node ID. Reading IDs needs no
+	 * privilege, as reading /dev/urandom does not: IDs are not secret, so
+	 * devtmpfs makes the node 0444. A reader in a loop can use up its CPU's
+	 * slot each tick and make other callers there wait for the next tick
+	 * (time, never a duplicate): where local users are not trusted with
+	 * that, a udev rule gives the node to a group (60-uidgen.rules, which
+	 * the packages install, names the group uidgen).
+	 */
+	ud->misc = (struct miscdevice) {
+		.minor	= MISC_DYNAMIC_MINOR,
+		.name	= "uid",
+		.fops	= &uidgen_fops,
+		.groups	= uidgen_groups,
+		.mode	= 0444,
+	};
+	return misc_register(&ud->misc);
 }
 
 /**
  * uidgen_dev_del() - Remove /dev/uid; open files keep the module.
+ * @ud: the device
  *
  * Context: process, at module unload.
  */
-void uidgen_dev_del(void)
+void uidgen_dev_del(struct uidgen_device *ud)
 {
-	misc_deregister(&uidgen_misc);
+	misc_deregister(&ud->misc);
 }

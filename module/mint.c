@@ -12,6 +12,9 @@
  * the call goes on with fresh IDs. IDs minted for a store that faulted are
  * never handed out: a gap, never a duplicate. So a buffer backed by FUSE
  * or userfaultfd delays only its own caller, never a revoke.
+ *
+ * Every function here is passed the device (struct uidgen_device, from
+ * the open file's private_data): its generator, node and counters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,9 +47,9 @@
  * Sleep until @tick begins. The timer runs on CLOCK_BOOTTIME, the clock
  * the ticks come from, so the wall clock stepping cannot stretch the wait.
  */
-static int uidgen_wait_tick(u64 tick)
+static int uidgen_wait_tick(const struct uidgen_gen *g, u64 tick)
 {
-	ktime_t expires = ns_to_ktime(uidgen_tick_start(&uidgen_dev_gen, tick));
+	ktime_t expires = ns_to_ktime(uidgen_tick_start(g, tick));
 
 	set_current_state(TASK_INTERRUPTIBLE);
 	schedule_hrtimeout_range_clock(&expires, 0, HRTIMER_MODE_ABS,
@@ -60,13 +63,13 @@ static int uidgen_wait_tick(u64 tick)
  * crash. The condition is the grant itself, so a renew between the
  * caller's look and this sleep is not missed.
  */
-static int uidgen_wait_grant(u64 tick)
+static int uidgen_wait_grant(struct uidgen_device *ud, u64 tick)
 {
-	struct uidgen_node_ctl *n = &uidgen_dev_node;
-	int node = READ_ONCE(n->node);
+	struct uidgen_node_ctl *n = &ud->node;
+	u32 node = READ_ONCE(n->node);
 
 	return wait_event_interruptible(n->grant_wq,
-			READ_ONCE(uidgen_dev_gen.grant_tick) >= tick ||
+			READ_ONCE(ud->gen.grant_tick) >= tick ||
 			READ_ONCE(n->node) != node) ? -ERESTARTSYS : 0;
 }
 
@@ -82,21 +85,24 @@ static int uidgen_wait_grant(u64 tick)
  * *@id; 0 if the caller must wait for *@wait_tick (UIDGEN_WAIT_GRANT: for
  * the grant); or -EADDRNOTAVAIL, -EOVERFLOW.
  */
-static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
+static __always_inline int uidgen_take(struct uidgen_device *ud, u32 n,
+				       unsigned int *slot, u64 *id,
 				       u64 *wait_tick)
 {
-	struct uidgen_gen *g = &uidgen_dev_gen;
+	struct uidgen_gen *g = &ud->gen;
 	u64 boot_ns = ktime_get_boottime_ns();
 	u64 now, first;
-	int node, got;
+	u32 node;
+	int got;
 
 	now = uidgen_tick(g, boot_ns);
 	if (now > g->max_tick)
 		return -EOVERFLOW;
 	/* Pairs with the release in node.c: the floor and grant come first. */
-	node = smp_load_acquire(&uidgen_dev_node.node);
+	node = smp_load_acquire(&ud->node.node);
 	/* Past the lease deadline nothing leaves, revoked yet or not. */
-	if (node < 0 || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_boot_ns))
+	if (node == UIDGEN_NODE_NONE ||
+	    boot_ns >= READ_ONCE(ud->node.deadline_boot_ns))
 		return -EADDRNOTAVAIL;
 	/*
 	 * Any slot would be correct (the compare-and-swap sees to that); the
@@ -109,7 +115,7 @@ static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
 	if (got > 0) {
 		*id = uidgen_compose(g, first,
 				     ((u64)node << g->l.slot_bits) | *slot);
-		this_cpu_add(uidgen_issued[*slot], got);
+		this_cpu_add(ud->issued[*slot], got);
 	}
 	return got;
 }
@@ -159,19 +165,20 @@ fault:
  * Wait for @wait_tick to come (or the grant to rise), for a caller whose
  * slot @slot is spent. Returns 0 to try again, -EAGAIN or -ERESTARTSYS.
  */
-static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
+static int uidgen_wait(struct uidgen_device *ud, unsigned int slot,
+		       u64 wait_tick, bool nonblock)
 {
 	if (wait_tick & UIDGEN_WAIT_GRANT) {
 		/* Counted, not logged: any reader can get here. */
-		atomic64_inc(&uidgen_dev_node.grant_waits);
+		atomic64_inc(&ud->node.grant_waits);
 		if (nonblock)
 			return -EAGAIN;
-		return uidgen_wait_grant(wait_tick & ~UIDGEN_WAIT_GRANT);
+		return uidgen_wait_grant(ud, wait_tick & ~UIDGEN_WAIT_GRANT);
 	}
 	if (nonblock)
 		return -EAGAIN;
-	atomic64_inc(&uidgen_dev_gen.slots[slot].waits);
-	return uidgen_wait_tick(wait_tick);
+	atomic64_inc(&ud->gen.slots[slot].waits);
+	return uidgen_wait_tick(&ud->gen, wait_tick);
 }
 
 /*
@@ -188,6 +195,7 @@ static int uidgen_pause(void)
 
 /**
  * uidgen_fill() - Mint IDs into a user buffer.
+ * @ud: the device
  * @dst: where to store them
  * @n: how many
  * @nonblock: fail with -EAGAIN rather than wait for a tick or the grant
@@ -199,7 +207,8 @@ static int uidgen_pause(void)
  * Context: process; may sleep.
  * Return: how many were stored, or an errno if none were.
  */
-long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
+long uidgen_fill(struct uidgen_device *ud, u64 __user *dst, size_t n,
+		 bool nonblock)
 {
 	unsigned int slot = UIDGEN_ANY_SLOT, stored = 0;
 	size_t done = 0, since_check = 0;
@@ -209,8 +218,8 @@ long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 
 	while (done < n) {
 		uidgen_enter();
-		got = uidgen_take(min_t(size_t, n - done, UIDGEN_CHUNK), &slot,
-				  &id, &wait_tick);
+		got = uidgen_take(ud, min_t(size_t, n - done, UIDGEN_CHUNK),
+				  &slot, &id, &wait_tick);
 		if (got > 0)
 			stored = uidgen_store(dst + done, id, got);
 		uidgen_leave();
@@ -220,7 +229,7 @@ long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
 			break;
 		}
 		if (!got) {
-			err = uidgen_wait(slot, wait_tick, nonblock);
+			err = uidgen_wait(ud, slot, wait_tick, nonblock);
 			if (err)
 				break;
 			continue;
@@ -260,14 +269,15 @@ long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
  * true if it stored it; anything else (a wait, an error, a fault) is left
  * to uidgen_fill(), which finds it again (a fault's ID is a gap).
  */
-static __always_inline bool uidgen_read_one(u64 __user *dst)
+static __always_inline bool uidgen_read_one(struct uidgen_device *ud,
+					    u64 __user *dst)
 {
 	unsigned int slot = UIDGEN_ANY_SLOT;
 	u64 id, wait_tick;
 	bool done;
 
 	uidgen_enter();
-	done = uidgen_take(1, &slot, &id, &wait_tick) > 0 &&
+	done = uidgen_take(ud, 1, &slot, &id, &wait_tick) > 0 &&
 	       uidgen_store(dst, id, 1) == 1;
 	uidgen_leave();
 	return done;
@@ -286,19 +296,21 @@ static __always_inline bool uidgen_read_one(u64 __user *dst)
 ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
 		    loff_t *ppos)
 {
+	struct uidgen_device *ud = uidgen_file_dev(file);
 	long ret;
 
 	if (len < sizeof(u64))
 		return -EINVAL;
-	if (len < 2 * sizeof(u64) && uidgen_read_one((u64 __user *)ubuf))
+	if (len < 2 * sizeof(u64) && uidgen_read_one(ud, (u64 __user *)ubuf))
 		return sizeof(u64);
-	ret = uidgen_fill((u64 __user *)ubuf, len / sizeof(u64),
+	ret = uidgen_fill(ud, (u64 __user *)ubuf, len / sizeof(u64),
 			  file->f_flags & O_NONBLOCK);
 	return ret < 0 ? ret : ret * sizeof(u64);
 }
 
 /**
  * uidgen_reserve_once() - Reserve one run of IDs for UIDGEN_IOC_RESERVE.
+ * @ud: the device
  * @uarg: the caller's struct, where the run's bounds go
  * @r: the request, checked: @r->count IDs at most
  * @nonblock: fail with -EAGAIN rather than wait for a tick or the grant
@@ -310,10 +322,11 @@ ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
  * Return: the run's length; 0 to retry (a fault, or a wait done); or an
  * errno.
  */
-long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
+long uidgen_reserve_once(struct uidgen_device *ud,
+			 struct uidgen_reserve __user *uarg,
 			 struct uidgen_reserve *r, bool nonblock)
 {
-	struct uidgen_gen *g = &uidgen_dev_gen;
+	struct uidgen_gen *g = &ud->gen;
 	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
 	unsigned int slot = UIDGEN_ANY_SLOT;
 	/* The caller's CLOCK_BOOTTIME may be offset by its time namespace. */
@@ -323,14 +336,14 @@ long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 	int got;
 
 	uidgen_enter();
-	got = uidgen_take(r->count, &slot, &r->first, &wait_tick);
+	got = uidgen_take(ud, r->count, &slot, &r->first, &wait_tick);
 	if (got > 0) {
-		r->fence = READ_ONCE(uidgen_dev_node.page->fence);
+		r->fence = READ_ONCE(ud->node.page->fence);
 		r->count = got;
 		/* A cache stops at the lease deadline too, if sooner. */
 		r->expires_boot_ns =
 			min(uidgen_tick_start(g, (r->first >> shift) + 1),
-			    READ_ONCE(uidgen_dev_node.deadline_boot_ns)) + ns_off;
+			    READ_ONCE(ud->node.deadline_boot_ns)) + ns_off;
 		left = __copy_to_user_inatomic(uarg, r, sizeof(*r));
 	}
 	uidgen_leave();
@@ -338,7 +351,7 @@ long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
 	if (got < 0)
 		return got;
 	if (!got)
-		return uidgen_wait(slot, wait_tick, nonblock);
+		return uidgen_wait(ud, slot, wait_tick, nonblock);
 	if (!left)
 		return got;
 	/* The run is a gap; fault the argument in and take another. */

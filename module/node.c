@@ -4,12 +4,14 @@
  * userspace has persisted), the lease deadline and fencing token, and the
  * revoke that fences all of it off, including on a VM fork.
  *
- * Locking: struct uidgen_node_ctl.lock serialises every change here.
- * Minting paths (dev.c) take no lock: they read @node and
- * @deadline_boot_ns inside an RCU read-side critical section with page
- * faults disabled, and
- * a revoke clears @node and waits for a grace period before it moves the
- * fence and returns. Since no minting path can sleep or fault while it
+ * Locking: struct uidgen_node_ctl.lock serialises every change here, and
+ * uidgen_node_state() reads under it, so INFO sees one state. Minting
+ * paths (mint.c) take no lock: they read @node, @deadline_boot_ns, the
+ * fence and the generator's grant inside an RCU read-side critical
+ * section with page faults disabled (those four are written with
+ * WRITE_ONCE() or smp_store_release(), the rest plainly under the lock),
+ * and a revoke clears @node and waits for a grace period before it moves
+ * the fence and returns. Since no minting path can sleep or fault while it
  * holds that section, a revoke ends in bounded time whatever userspace
  * does with its buffers.
  *
@@ -39,7 +41,7 @@
 #include <linux/uidgen.h>
 
 #include "gen.h"
-#include "internal.h"
+#include "node.h"
 #include "noderules.h"
 
 #define UIDGEN_NO_DEADLINE	UIDGEN_RULES_NO_DEADLINE
@@ -50,8 +52,10 @@ static u64 uidgen_grant_tick(const struct uidgen_gen *g, u64 grant_unix_ns)
 	return min(uidgen_ns_to_tick(g, grant_unix_ns), g->max_tick);
 }
 
+/* Move the lease deadline and its timer; n->lock held. */
 static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 {
+	lockdep_assert_held(&n->lock);
 	WRITE_ONCE(n->deadline_boot_ns, deadline);
 	if (deadline == UIDGEN_NO_DEADLINE)
 		hrtimer_try_to_cancel(&n->deadline_timer);
@@ -68,10 +72,10 @@ static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 			      bool expedite)
 {
-	int old = n->node;
+	u32 old = n->node;
 
 	lockdep_assert_held(&n->lock);
-	WRITE_ONCE(n->node, -1);
+	WRITE_ONCE(n->node, UIDGEN_NODE_NONE);
 	hrtimer_try_to_cancel(&n->deadline_timer);
 	/* Every minting path that saw the old node ID has finished. */
 	if (expedite)
@@ -87,10 +91,10 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 	/* Nobody mints now: the next assignment brings its own grant. */
 	WRITE_ONCE(n->gen->grant_tick, UIDGEN_NO_GRANT);
 	n->grant_unix_ns = 0;
-	WRITE_ONCE(n->token, 0);
+	n->token = 0;
 	wake_up_all(&n->grant_wq);
-	if (old >= 0)
-		pr_warn("node ID %d revoked (%s): no ID is issued until a node ID is assigned\n",
+	if (old != UIDGEN_NODE_NONE)
+		pr_warn("node ID %u revoked (%s): no ID is issued until a node ID is assigned\n",
 			old, why);
 }
 
@@ -101,7 +105,7 @@ static void uidgen_node_rules(const struct uidgen_node_ctl *n,
 	lockdep_assert_held(&n->lock);
 	*r = (struct uidgen_node_rules) {
 		.node_bits = n->gen->l.node_bits,
-		.node = n->node < 0 ? UIDGEN_NODE_NONE : n->node,
+		.node = n->node,
 		.token = n->token,
 		.max_token = n->max_token,
 		.floor_unix_ns = n->floor_unix_ns,
@@ -136,9 +140,9 @@ static int uidgen_node_apply(struct uidgen_node_ctl *n,
 				       now_ns);
 		if (ret)
 			return ret;
-		WRITE_ONCE(n->floor_unix_ns, r->floor_unix_ns);
+		n->floor_unix_ns = r->floor_unix_ns;
 	}
-	WRITE_ONCE(n->token, r->token);
+	n->token = r->token;
 	n->max_token = r->max_token;
 	if (act & UIDGEN_RULES_FENCE_SLOTS)
 		uidgen_fence_slots(g);
@@ -203,7 +207,7 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 	mutex_init(&n->lock);
 	n->gen = gen;
 	n->page = page;
-	n->node = -1;
+	n->node = UIDGEN_NODE_NONE;
 	n->floor_unix_ns = 0;
 	n->grant_unix_ns = 0;
 	n->deadline_boot_ns = UIDGEN_NO_DEADLINE;
@@ -251,8 +255,10 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
 			      struct uidgen_node_rules *r, int ret,
 			      unsigned int act, bool new, u64 now_ns)
 {
-	int err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
+	int err;
 
+	lockdep_assert_held(&n->lock);
+	err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
 	if (ret || err)
 		return ret ? ret : err;
 	if (act & UIDGEN_RULES_PUBLISH)
@@ -379,21 +385,33 @@ void uidgen_node_vmfork(struct uidgen_node_ctl *n)
 }
 
 /**
- * uidgen_node_state() - Which node ID is in force, if any.
+ * uidgen_node_state() - The node's state, as one snapshot.
  * @n: the node
- * @node: out: the node ID in force, or UIDGEN_NODE_NONE
+ * @s: out: node ID, floor, grant, deadline and token, all of one instant
  *
- * Context: any (a snapshot: may be stale when it returns).
- * Return: UIDGEN_NODE_STATE_NONE or _ACTIVE.
+ * Read under n->lock, not a seqcount: every change holds the lock from
+ * the rules' verdict to the node ID's publication (a revoke across its
+ * grace period too), so the snapshot is never part of one assignment and
+ * part of the next, nor a revoke half done. A reader waits out a change in
+ * progress, an RCU grace period at most; UIDGEN_IOC_INFO is no minting
+ * path, and a seqcount reader would spin through that grace period
+ * instead.
+ *
+ * Context: process; takes n->lock (the snapshot may be stale when it
+ * returns, never mixed).
+ * Return: @s->state, UIDGEN_NODE_STATE_NONE or _ACTIVE.
  */
-u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node)
+u32 uidgen_node_state(struct uidgen_node_ctl *n,
+		      struct uidgen_node_snapshot *s)
 {
-	int active = READ_ONCE(n->node);
-
-	if (active < 0) {
-		*node = UIDGEN_NODE_NONE;
-		return UIDGEN_NODE_STATE_NONE;
-	}
-	*node = active;
-	return UIDGEN_NODE_STATE_ACTIVE;
+	mutex_lock(&n->lock);
+	s->node = n->node;
+	s->state = n->node == UIDGEN_NODE_NONE ? UIDGEN_NODE_STATE_NONE :
+		   UIDGEN_NODE_STATE_ACTIVE;
+	s->floor_unix_ns = n->floor_unix_ns;
+	s->grant_tick = n->gen->grant_tick;
+	s->deadline_boot_ns = n->deadline_boot_ns;
+	s->token = n->token;
+	mutex_unlock(&n->lock);
+	return s->state;
 }

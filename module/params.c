@@ -48,6 +48,7 @@ static unsigned int min_life_days = 30;
 module_param(min_life_days, uint, 0444);
 MODULE_PARM_DESC(min_life_days, "Refuse a layout whose timestamp field runs out sooner (default 30)");
 
+static unsigned int max_borrow_ticks;
 
 static int uidgen_borrow_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -59,14 +60,13 @@ static int uidgen_borrow_param_set(const char *val, const struct kernel_param *k
 		return ret;
 	if (borrow > UIDGEN_BORROW_MAX)
 		return -ERANGE;
-	/* uidgen_gen_init() leaves max_borrow alone. */
-	uidgen_dev_gen.max_borrow = borrow;
+	max_borrow_ticks = borrow;
 	return 0;
 }
 
 static int uidgen_borrow_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%u\n", uidgen_dev_gen.max_borrow);
+	return sysfs_emit(buf, "%u\n", max_borrow_ticks);
 }
 
 static const struct kernel_param_ops uidgen_borrow_param_ops = {
@@ -108,30 +108,43 @@ u64 uidgen_params_min_life_ms(void)
 }
 
 /**
+ * uidgen_params_max_borrow() - max_borrow_ticks.
+ *
+ * Context: module init.
+ * Return: how many ticks ahead of the clock a slot may run.
+ */
+unsigned int uidgen_params_max_borrow(void)
+{
+	return max_borrow_ticks;
+}
+
+/**
  * uidgen_clock_check() - Log a gap between the ID clock and the wall clock.
+ * @ud: the device
  *
  * Says so when the two come more than clock_step_ms apart (a wall-clock
  * step during this load, or a floor that put the ID clock ahead), and
  * again only when the gap moves by as much again: once per step, not once
  * per check, and not while a floor's lead heals (the gap shrinking).
  *
- * Context: process; called from one delayed work only.
+ * Context: process; called from @ud's clock work only, which alone
+ * touches @ud->clock_logged.
  */
-void uidgen_clock_check(void)
+void uidgen_clock_check(struct uidgen_device *ud)
 {
-	static s64 logged;
 	unsigned int limit = clock_step_ms;
-	s64 off = uidgen_clock_offset_ms();
+	s64 off = uidgen_clock_offset_ms(ud);
+	s64 logged = ud->clock_logged;
 
 	if (!limit || abs(off) <= limit) {
-		logged = 0;
+		ud->clock_logged = 0;
 		return;
 	}
 	/* Moved by less than the limit, or shrinking on the same side. */
 	if (abs(off - logged) <= limit ||
 	    ((off ^ logged) >= 0 && abs(off) < abs(logged)))
 		return;
-	logged = off;
+	ud->clock_logged = off;
 	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
 		abs(off), off > 0 ? "ahead of" : "behind");
 }

@@ -6,7 +6,8 @@
  * node ID, floor, grant, deadline, token and high water are INFO's alone),
  * and the per-slot table in debugfs, /sys/kernel/debug/uidgen/slots.
  * Every value is read locklessly, a snapshot of counters and clocks that
- * may move while it is read.
+ * may move while it is read. The show functions find the device through
+ * the misc device's drvdata, the debugfs file through its private data.
  */
 #include <linux/debugfs.h>
 #include <linux/device.h>
@@ -21,42 +22,52 @@
 #include "gen.h"
 #include "internal.h"
 
+/* The device behind /sys/class/misc/uid: misc_register() set drvdata. */
+static struct uidgen_device *uidgen_sysfs_dev(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct uidgen_device, misc);
+}
+
 static ssize_t anchor_ms_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", uidgen_dev_gen.anchor_ms);
+	return sysfs_emit(buf, "%llu\n", uidgen_sysfs_dev(dev)->gen.anchor_ms);
 }
 static DEVICE_ATTR_RO(anchor_ms);
 
 /* The Unix time the generator's clock reads, in ns. */
-static u64 uidgen_id_clock_ns(void)
+static u64 uidgen_id_clock_ns(const struct uidgen_gen *g)
 {
-	return uidgen_clock_ns(&uidgen_dev_gen, ktime_get_boottime_ns()) +
-	       uidgen_dev_gen.l.epoch_ms * NSEC_PER_MSEC;
+	return uidgen_clock_ns(g, ktime_get_boottime_ns()) +
+	       g->l.epoch_ms * NSEC_PER_MSEC;
 }
 
 static ssize_t now_ms_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	u64 now = uidgen_tick(&uidgen_dev_gen, ktime_get_boottime_ns());
+	const struct uidgen_gen *g = &uidgen_sysfs_dev(dev)->gen;
+	u64 now = uidgen_tick(g, ktime_get_boottime_ns());
 
 	/* The Unix time the generator's clock reads, in ms (tick start). */
-	return sysfs_emit(buf, "%llu\n", uidgen_tick_end_ms(&uidgen_dev_gen, now) -
-			  DIV_ROUND_UP(uidgen_dev_gen.l.tick_us, USEC_PER_MSEC));
+	return sysfs_emit(buf, "%llu\n", uidgen_tick_end_ms(g, now) -
+			  DIV_ROUND_UP(g->l.tick_us, USEC_PER_MSEC));
 }
 static DEVICE_ATTR_RO(now_ms);
 
 /**
  * uidgen_clock_offset_ms() - The ID clock minus the wall clock.
+ * @ud: the device
  *
  * What clock steps during this load left, and a floor's lead.
  *
  * Context: any.
  * Return: the difference in ms, signed.
  */
-s64 uidgen_clock_offset_ms(void)
+s64 uidgen_clock_offset_ms(struct uidgen_device *ud)
 {
-	s64 d = (s64)(uidgen_id_clock_ns() - ktime_get_real_ns());
+	s64 d = (s64)(uidgen_id_clock_ns(&ud->gen) - ktime_get_real_ns());
 
 	return d < 0 ? -(s64)div_u64(-d, NSEC_PER_MSEC) :
 	       (s64)div_u64(d, NSEC_PER_MSEC);
@@ -65,39 +76,41 @@ s64 uidgen_clock_offset_ms(void)
 static ssize_t clock_offset_ms_show(struct device *dev,
 				    struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", uidgen_clock_offset_ms());
+	return sysfs_emit(buf, "%lld\n",
+			  uidgen_clock_offset_ms(uidgen_sysfs_dev(dev)));
 }
 static DEVICE_ATTR_RO(clock_offset_ms);
 
 /* One counter summed over the slots; @off is its offset in the slot. */
-static u64 uidgen_slot_sum(size_t off)
+static u64 uidgen_slot_sum(const struct uidgen_gen *g, size_t off)
 {
 	u64 sum = 0;
 	unsigned int i;
 
-	for (i = 0; i < uidgen_dev_gen.nr_slots; i++)
-		sum += atomic64_read((atomic64_t *)((char *)&uidgen_dev_gen.slots[i] + off));
+	for (i = 0; i < g->nr_slots; i++)
+		sum += atomic64_read((atomic64_t *)((char *)&g->slots[i] + off));
 	return sum;
 }
 
 /* IDs slot @slot issued, or all slots' with @slot = -1. */
-static u64 uidgen_issued_sum(int slot)
+static u64 uidgen_issued_sum(const struct uidgen_device *ud, int slot)
 {
 	unsigned int i;
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		for (i = 0; i < uidgen_dev_gen.nr_slots; i++)
+		for (i = 0; i < ud->gen.nr_slots; i++)
 			if (slot < 0 || i == slot)
-				sum += *per_cpu_ptr(&uidgen_issued[i], cpu);
+				sum += *per_cpu_ptr(&ud->issued[i], cpu);
 	return sum;
 }
 
 static ssize_t issued_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", uidgen_issued_sum(-1));
+	return sysfs_emit(buf, "%llu\n",
+			  uidgen_issued_sum(uidgen_sysfs_dev(dev), -1));
 }
 static DEVICE_ATTR_RO(issued);
 
@@ -105,7 +118,8 @@ static ssize_t waits_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  uidgen_slot_sum(offsetof(struct uidgen_slot, waits)));
+			  uidgen_slot_sum(&uidgen_sysfs_dev(dev)->gen,
+					  offsetof(struct uidgen_slot, waits)));
 }
 static DEVICE_ATTR_RO(waits);
 
@@ -113,15 +127,17 @@ static ssize_t behind_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  uidgen_slot_sum(offsetof(struct uidgen_slot, behind)));
+			  uidgen_slot_sum(&uidgen_sysfs_dev(dev)->gen,
+					  offsetof(struct uidgen_slot, behind)));
 }
 static DEVICE_ATTR_RO(behind);
 
 static ssize_t grant_waits_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&uidgen_dev_node.grant_waits));
+	struct uidgen_device *ud = uidgen_sysfs_dev(dev);
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ud->node.grant_waits));
 }
 static DEVICE_ATTR_RO(grant_waits);
 
@@ -149,7 +165,8 @@ const struct attribute_group *uidgen_groups[] = {
 
 static int uidgen_slots_show(struct seq_file *m, void *v)
 {
-	struct uidgen_gen *g = &uidgen_dev_gen;
+	const struct uidgen_device *ud = m->private;
+	const struct uidgen_gen *g = &ud->gen;
 	u64 now = uidgen_tick(g, ktime_get_boottime_ns());
 	unsigned int i;
 
@@ -159,7 +176,7 @@ static int uidgen_slots_show(struct seq_file *m, void *v)
 		u64 tick = (u64)atomic64_read(&s->last) >> g->l.seq_bits;
 
 		seq_printf(m, "%u %llu %lld %lld %llu %llu\n", i,
-			   uidgen_issued_sum(i), atomic64_read(&s->waits),
+			   uidgen_issued_sum(ud, i), atomic64_read(&s->waits),
 			   atomic64_read(&s->behind), tick,
 			   tick > now ? tick - now : 0);
 	}
@@ -167,26 +184,26 @@ static int uidgen_slots_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(uidgen_slots);
 
-static struct dentry *uidgen_debugfs;
-
 /**
  * uidgen_debugfs_init() - Create /sys/kernel/debug/uidgen/slots.
+ * @ud: the device whose slots it shows
  *
  * Context: module init.
  */
-void uidgen_debugfs_init(void)
+void uidgen_debugfs_init(struct uidgen_device *ud)
 {
-	uidgen_debugfs = debugfs_create_dir("uidgen", NULL);
-	debugfs_create_file("slots", 0400, uidgen_debugfs, NULL,
+	ud->debugfs = debugfs_create_dir("uidgen", NULL);
+	debugfs_create_file("slots", 0400, ud->debugfs, ud,
 			    &uidgen_slots_fops);
 }
 
 /**
  * uidgen_debugfs_exit() - Remove it.
+ * @ud: the device
  *
  * Context: module exit.
  */
-void uidgen_debugfs_exit(void)
+void uidgen_debugfs_exit(struct uidgen_device *ud)
 {
-	debugfs_remove(uidgen_debugfs);
+	debugfs_remove(ud->debugfs);
 }
