@@ -207,7 +207,6 @@ TEST_F(wait, reserve)
 	close(nb);
 }
 
-
 static long slot0_borrowed(void)
 {
 	char buf[512], *line;
