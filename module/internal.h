@@ -74,9 +74,10 @@ static inline struct uidgen_device *uidgen_file_dev(const struct file *file)
 struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
 unsigned int uidgen_params_max_borrow(void);
-void uidgen_clock_check(struct uidgen_device *ud);
+unsigned int uidgen_params_clock_step_ms(void);
 
-/* status.c: sysfs status and debugfs */
+/* status.c: sysfs status, debugfs, the clock check's log line */
+void uidgen_clock_check(struct uidgen_device *ud);
 extern const struct attribute_group *uidgen_groups[];
 s64 uidgen_clock_offset_ms(struct uidgen_device *ud);
 void uidgen_debugfs_init(struct uidgen_device *ud);

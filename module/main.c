@@ -13,7 +13,7 @@
  * (node.h) the node ID's life and the fence; mint.c the minting path
  * (read(), the IDs of BATCH and RESERVE); dev.c /dev/uid, its ioctls and
  * mmap; params.c the module parameters; status.c the status files in
- * sysfs and debugfs.
+ * sysfs, debugfs and the clock check's log line.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

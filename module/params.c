@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module parameters, and the log line when the ID clock and the wall
- * clock come apart (status.c has the status files and debugfs).
+ * The module parameters (status.c has the status files, debugfs and the
+ * log line when the ID clock and the wall clock come apart).
  *
  * Every parameter is read-only once the module is loaded: they fix the
  * layout and the generator's limits for the life of the load. The node ID
@@ -119,32 +119,12 @@ unsigned int uidgen_params_max_borrow(void)
 }
 
 /**
- * uidgen_clock_check() - Log a gap between the ID clock and the wall clock.
- * @ud: the device
+ * uidgen_params_clock_step_ms() - clock_step_ms.
  *
- * Says so when the two come more than clock_step_ms apart (a wall-clock
- * step during this load, or a floor that put the ID clock ahead), and
- * again only when the gap moves by as much again: once per step, not once
- * per check, and not while a floor's lead heals (the gap shrinking).
- *
- * Context: process; called from @ud's clock work only, which alone
- * touches @ud->clock_logged.
+ * Return: the gap between the ID clock and the wall clock, in ms, beyond
+ * which the clock check logs (0: never).
  */
-void uidgen_clock_check(struct uidgen_device *ud)
+unsigned int uidgen_params_clock_step_ms(void)
 {
-	unsigned int limit = clock_step_ms;
-	s64 off = uidgen_clock_offset_ms(ud);
-	s64 logged = ud->clock_logged;
-
-	if (!limit || abs(off) <= limit) {
-		ud->clock_logged = 0;
-		return;
-	}
-	/* Moved by less than the limit, or shrinking on the same side. */
-	if (abs(off - logged) <= limit ||
-	    ((off ^ logged) >= 0 && abs(off) < abs(logged)))
-		return;
-	ud->clock_logged = off;
-	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
-		abs(off), off > 0 ? "ahead of" : "behind");
+	return clock_step_ms;
 }
