@@ -72,14 +72,18 @@ int main(int argc, char **argv)
 	/*
 	 * The handlers first: a SIGTERM or SIGUSR1 that comes while the
 	 * configuration loads is kept for agent_run() (which stops, or hands
-	 * over what it adopted), never the default action's death. Restarted
-	 * reads here: the configuration is read whole or not at all.
+	 * over what it adopted), never the default action's death. SIGUSR1
+	 * restarts a read (a hand-over needs the configuration); SIGTERM and
+	 * SIGINT end one, so that a configuration that never comes (a FIFO
+	 * nobody writes) does not keep a stop waiting: the load then fails
+	 * (a part read is no configuration) and we exit 0, having started
+	 * nothing.
 	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
-	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
 
 	lease_conf_defaults(&c);
@@ -113,7 +117,7 @@ int main(int argc, char **argv)
 	r = lease_conf_load(&c, conf, explicit, sets, nsets, "uidgen-lease");
 	free(sets);
 	if (r)
-		return 2;
+		return lease_stop ? 0 : 2;	/* stopped while it loaded */
 	if (lease_conf_etcd(&c, &ec, "uidgen-lease"))
 		return 2;
 
