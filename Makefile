@@ -175,7 +175,8 @@ bench: setup
 	bench/bench.sh
 	bench/compare.sh $(if $(BASE),-b $(BASE))
 
-# This tree against a baseline release (default 1.4.0) in one VM boot.
+# This tree against a baseline release (by default release 1.4.0: b251b5b)
+# in one VM boot.
 bench-compare: setup
 	$(MAKE) module userlib KDIR=$(VM_KDIR)
 	$(MAKE) -C bench
