@@ -17,7 +17,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import uidgen  # noqa: E402
 
 SYS = "/sys/class/misc/uid/"
-STATES = ("none", "pending", "active")
+# UIDGEN_NODE_STATE_NONE and UIDGEN_NODE_STATE_ACTIVE (the uapi: 0 and 1).
+STATES = ("none", "active")
 
 
 def sysfs(name):
