@@ -8,8 +8,13 @@
 #   make check      set up this machine, run every test suite in a VM,
 #                   and KUnit on a debug kernel
 #   make check-cluster  uidgen-lease against a real 3-member etcd: on the
-#                   host with the device stand-in, then three VMs (CI runs it)
-#   make bench      set up, boot a VM, print the benchmark table and plot
+#                   host with the device stand-in, then three VMs, then a
+#                   VM cloned from a migration file (CI runs it)
+#   make bench      set up, boot a VM, print the benchmark table and plot;
+#                   then make bench-compare
+#   make bench-compare  the cost and scale rows of this tree against 1.4.0's
+#                   (BASE=REV for another baseline), in turns in one VM boot:
+#                   a table of both and their ratios (bench/compare.sh)
 #   make bench-lease  500 uidgen-lease agents (device stand-in) against a
 #                   3-member etcd: claim latency, agents outnumbering IDs;
 #                   then the ID clock's offset over 100 restarts, crashes
@@ -28,9 +33,11 @@
 #   make model      the fleet protocol's Promela model (model/fleet.pml), spin
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
-#                   systemd units, modprobe.d example; DESTDIR and PREFIX
-#                   honoured, KVER picks the kernel (default: the running
-#                   one; refused if it has no headers and KVER/KDIR unset)
+#                   systemd units, modprobe.d example, the udev rule for
+#                   /dev/uid (and its group uidgen, without DESTDIR);
+#                   DESTDIR and PREFIX honoured, KVER picks the kernel
+#                   (default: the running one; refused if it has no
+#                   headers and KVER/KDIR unset)
 #   make uninstall  remove all of it (KVER as for install, refused alike)
 #   make dkms-install    the module's source to /usr/src/uidgen-VERSION, and
 #                   dkms add, build and install it for KVER (dkms then
@@ -100,6 +107,8 @@ MODDIR = /lib/modules/$(KVER)/updates
 MANDIR := $(PREFIX)/share/man
 UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
+# udev reads rules from /usr/local/lib/udev/rules.d as well as /usr/lib's.
+UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
 # The systemd units, named: a glob that matches nothing would reach the
 # shell as a pattern in UNITDIR.
 UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service \
@@ -164,6 +173,14 @@ bench: setup
 	$(MAKE) module userlib clients KDIR=$(VM_KDIR)
 	$(MAKE) -C bench
 	bench/bench.sh
+	bench/compare.sh $(if $(BASE),-b $(BASE))
+
+# This tree against a baseline release (by default release 1.4.0: b251b5b)
+# in one VM boot.
+bench-compare: setup
+	$(MAKE) module userlib KDIR=$(VM_KDIR)
+	$(MAKE) -C bench
+	bench/compare.sh $(if $(BASE),-b $(BASE))
 
 # PostgreSQL keys in a VM (a benchmark, not a test; not in make check).
 bench-pg: setup
@@ -218,7 +235,9 @@ install-user: userlib lease
 	install -D -m 0644 etc/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.conf.example
 	install -D -m 0644 etc/uidgen.default.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
 	install -D -m 0644 etc/lease.conf.example $(DESTDIR)$(DOCDIR)/lease.conf.example
+	install -D -m 0644 etc/60-uidgen.rules $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
 	$(if $(DESTDIR),,ldconfig)
+	$(if $(DESTDIR),,getent group uidgen > /dev/null || groupadd --system uidgen)
 
 # The module's source, no build products, as a tree of its own in SRCDIR
 # that builds with make -C KDIR M=SRCDIR (DKMS, and the test builds for
@@ -248,6 +267,7 @@ uninstall:
 	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example \
 		$(DESTDIR)$(DOCDIR)/lease.conf.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
 	$(if $(DESTDIR),,ldconfig)
 
 docs:
@@ -296,4 +316,4 @@ clean:
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -7,17 +7,22 @@ OUT=${UIDGEN_VM_OUT:-/tmp}
 KO=module/uidgen.ko
 B=bench/uidgen_bench
 
+# load NODE PARAM...: load, then assign NODE as new (the module loads with
+# no node ID; the CLI assigns it, as at boot).
 load() {
+	node=$1; shift
 	rmmod uidgen 2>/dev/null
 	insmod $KO "$@" || { echo "bench: insmod $* failed"; exit 1; }
+	userlib/uidgen set-node "$node" --new > /dev/null ||
+		{ echo "bench: set-node $node --new failed"; exit 1; }
 }
 
 # Cost: a layout whose ceiling (2^22 IDs per 1 ms tick per slot) is far
 # above what any loop here reaches, so the loop measures the code. The
 # epoch is a day ago, so that 36 bits of ms leave two years.
 epoch=$(( ($(date +%s) - 86400) * 1000 ))
-cost="ts_bits=36 node_bits=0 slot_bits=5 seq_bits=22 epoch_ms=$epoch node_id=0 node_new=1"
-load $cost
+cost="ts_bits=36 node_bits=0 slot_bits=5 seq_bits=22 epoch_ms=$epoch"
+load 0 $cost
 # Seed the random pool now, with nothing else running: under TCG, getrandom()
 # in a tight loop while the kernel marks the pool ready can spin for minutes
 # (tests/qemu/vm.sh).
@@ -28,12 +33,12 @@ echo "== curve"
 $B curve | tee "$OUT/curve.dat"
 echo "== scale, per-CPU slots"
 $B scale | tee "$OUT/scale5.txt"
-load ts_bits=41 node_bits=0 slot_bits=0 seq_bits=22 epoch_ms=$epoch node_id=0 node_new=1
+load 0 ts_bits=41 node_bits=0 slot_bits=0 seq_bits=22 epoch_ms=$epoch
 echo "== scale, one machine-wide slot"
 $B scale | tee "$OUT/scale0.txt"
 # The bindings' next() and batch(4096) per ID, against the C library's
 # uidgen_next() and uidgen_fill(4096) in the same boot and layout.
-load $cost
+load 0 $cost
 echo "== bindings"
 {
 	$B bindings
@@ -51,7 +56,7 @@ awk '$1 == "c" { c[$2] = $3 }
 	"$OUT/bindings.txt" | tee "$OUT/bindings-table.txt"
 
 # The ceiling: the default layout, no borrowing.
-load node_id=1 node_new=1 max_borrow_ticks=0
+load 1 max_borrow_ticks=0
 echo "== ceiling"
 $B ceiling | tee "$OUT/ceiling.txt"
 rmmod uidgen

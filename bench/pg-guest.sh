@@ -23,7 +23,8 @@ T=/tmp/pg
 mkdir -p $T/hold-lib $T/hold-ext
 
 rmmod uidgen 2>/dev/null
-insmod $KO node_id=1 node_new=1 || exit 1
+insmod $KO || exit 1
+userlib/uidgen set-node 1 --new > /dev/null || exit 1
 
 # As tests/shell/postgresql.sh: the extension installed into tmpfs copies
 # of PostgreSQL's read-only directories.

@@ -150,6 +150,12 @@ int lease_conf_read(struct lease_conf *c, const char *file, int must_exist)
 			break;
 		}
 	}
+	/* A read that failed part way (EIO, or EINTR from a stop signal)
+	 * is no configuration: never run on the lines before it. */
+	if (!r && ferror(f)) {
+		r = errno ? -errno : -EIO;
+		fprintf(stderr, "%s: %s: %s\n", conf_prog, file, strerror(-r));
+	}
 	fclose(f);
 	return r;
 }

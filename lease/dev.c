@@ -102,7 +102,7 @@ static void sim_note_high_water(struct lease_dev *d)
 static uint64_t read_clock_ms(void)
 {
 	unsigned long long v;
-	FILE *f = fopen("/sys/class/uidgen/uid/now_ms", "r");
+	FILE *f = fopen("/sys/class/misc/uid/now_ms", "r");
 	int ok = f && fscanf(f, "%llu", &v) == 1;
 
 	static int warned;
@@ -110,7 +110,7 @@ static uint64_t read_clock_ms(void)
 	if (f)
 		fclose(f);
 	if (!ok && !warned++)
-		fprintf(stderr, "uidgen-lease: /sys/class/uidgen/uid/now_ms: %s: grants follow the wall clock only, and callers wait at the grant if the ID clock is ahead of it (sysfs not mounted here?)\n",
+		fprintf(stderr, "uidgen-lease: /sys/class/misc/uid/now_ms: %s: grants follow the wall clock only, and callers wait at the grant if the ID clock is ahead of it (sysfs not mounted here?)\n",
 			f ? "not a number" : strerror(errno));
 	return ok ? v : wall_ms();
 }

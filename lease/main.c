@@ -69,6 +69,23 @@ int main(int argc, char **argv)
 	char **sets = calloc((size_t)argc + 1, sizeof(*sets));
 	int nsets = 0, opt, r, explicit = 0;
 
+	/*
+	 * The handlers first: a SIGTERM or SIGUSR1 that comes while the
+	 * configuration loads is kept for agent_run() (which stops, or hands
+	 * over what it adopted), never the default action's death. SIGUSR1
+	 * restarts a read (a hand-over needs the configuration); SIGTERM and
+	 * SIGINT end one, so that a configuration that never comes (a FIFO
+	 * nobody writes) does not keep a stop waiting: the load then fails
+	 * (a part read is no configuration) and we exit 0, having started
+	 * nothing.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+
 	lease_conf_defaults(&c);
 	while ((opt = getopt_long(argc, argv, "c:o:hV", opts, NULL)) != -1) {
 		switch (opt) {
@@ -100,12 +117,11 @@ int main(int argc, char **argv)
 	r = lease_conf_load(&c, conf, explicit, sets, nsets, "uidgen-lease");
 	free(sets);
 	if (r)
-		return 2;
+		return lease_stop ? 0 : 2;	/* stopped while it loaded */
 	if (lease_conf_etcd(&c, &ec, "uidgen-lease"))
 		return 2;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;	/* no SA_RESTART: sleeps end at once */
+	sa.sa_flags = 0;	/* from here no SA_RESTART: sleeps end at once */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);

@@ -13,13 +13,6 @@
 #ifndef _UIDGEN_COMPAT_H
 #define _UIDGEN_COMPAT_H
 
-/* device_type.devnode() takes a const struct device * since 6.2. */
-#ifdef UIDGEN_HAVE_CONST_DEVNODE
-#define UIDGEN_DEVNODE_CONST const
-#else
-#define UIDGEN_DEVNODE_CONST
-#endif
-
 /*
  * hrtimer_setup() came in 6.13, and hrtimer_init() has gone since: before
  * it, the timer is initialized and its function set in two steps. A macro,

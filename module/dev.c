@@ -1,296 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/uid: the character device, its class, read(), the ioctls and the
- * fence page mmap() maps.
- *
- * Minting happens here, in short sections that cannot sleep or fault: an
- * RCU-sched read-side critical section (preemption off, which the node's
- * revoke waits out, see node.c) with page faults disabled. IDs are stored straight into the
- * caller's buffer; if the buffer is not resident, the store stops, the
- * section ends, the buffer is faulted in outside it and the call goes on
- * with fresh IDs. IDs minted for a store that faulted are never handed
- * out: a gap, never a duplicate. So a buffer backed by FUSE or
- * userfaultfd delays only its own caller, never a revoke.
+ * /dev/uid: the character device, its file operations, the ioctls
+ * (argument checks and dispatch; mint.c hands out the IDs) and the fence
+ * page mmap() maps.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cdev.h>
+#include <linux/capability.h>
 #include <linux/compat.h>
-#include <linux/device.h>
 #include <linux/fs.h>
-#include <linux/hrtimer.h>
 #include <linux/kernel.h>
+#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/pagemap.h>
-#include <linux/rcupdate.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/slab.h>
-#include <linux/smp.h>
 #include <linux/time_namespace.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
-#include <linux/wait.h>
 
 #include <linux/uidgen.h>
 
 #include "gen.h"
 #include "internal.h"
-
-/* Most IDs minted per section: one page of them. */
-#define UIDGEN_CHUNK		(PAGE_SIZE / sizeof(u64))
-/* Check for signals and reschedule after about a page of IDs. */
-#define UIDGEN_RESCHED_IDS	(PAGE_SIZE / sizeof(u64))
-
-/*
- * Sleep until @tick begins. The timer runs on CLOCK_BOOTTIME, the clock
- * the ticks come from, so the wall clock stepping cannot stretch the wait.
- */
-static int uidgen_wait_tick(u64 tick)
-{
-	ktime_t expires = ns_to_ktime(uidgen_tick_start(&uidgen_dev_gen, tick));
-
-	set_current_state(TASK_INTERRUPTIBLE);
-	schedule_hrtimeout_range_clock(&expires, 0, HRTIMER_MODE_ABS,
-				       CLOCK_BOOTTIME);
-	return signal_pending(current) ? -ERESTARTSYS : 0;
-}
-
-/*
- * Sleep until the grant reaches @tick, or the node ID changes: what
- * userspace has persisted is spent, and issuing more could repeat after a
- * crash. The condition is the grant itself, so a renew between the
- * caller's look and this sleep is not missed.
- */
-static int uidgen_wait_grant(u64 tick)
-{
-	struct uidgen_node_ctl *n = &uidgen_dev_node;
-	int node = READ_ONCE(n->node);
-
-	return wait_event_interruptible(n->grant_wq,
-			READ_ONCE(uidgen_dev_gen.grant_tick) >= tick ||
-			READ_ONCE(n->node) != node) ? -ERESTARTSYS : 0;
-}
-
-/* Why nothing is issued: no node ID, or one whose floor is to come. */
-static int uidgen_no_node(void)
-{
-	u32 node;
-
-	return uidgen_node_state(&uidgen_dev_node, &node) ==
-	       UIDGEN_NODE_STATE_PENDING ? -ENODATA : -EADDRNOTAVAIL;
-}
-
-/* For uidgen_take(): no slot chosen yet, take the running CPU's. */
-#define UIDGEN_ANY_SLOT		UINT_MAX
-
-/*
- * Reserve up to @n IDs from slot *@slot, or with UIDGEN_ANY_SLOT there,
- * from the running CPU's slot, which goes to *@slot: a caller that keeps
- * it for the rest of the call gets IDs that ascend, wherever it runs.
- * Called inside the minting section, which must last until the IDs are
- * out of the kernel. Returns the length of the run, with its first ID in
- * *@id; 0 if the caller must wait for *@wait_tick (UIDGEN_WAIT_GRANT: for
- * the grant); or -EADDRNOTAVAIL, -EOVERFLOW.
- */
-static __always_inline int uidgen_take(u32 n, unsigned int *slot, u64 *id,
-				       u64 *wait_tick)
-{
-	struct uidgen_gen *g = &uidgen_dev_gen;
-	u64 boot_ns = ktime_get_boottime_ns();
-	u64 now, first;
-	int node, got;
-
-	now = uidgen_tick(g, boot_ns);
-	if (now > g->max_tick)
-		return -EOVERFLOW;
-	/* Pairs with the release in node.c: the floor and grant come first. */
-	node = smp_load_acquire(&uidgen_dev_node.node);
-	/* Past the lease deadline nothing leaves, revoked yet or not. */
-	if (node < 0 || boot_ns >= READ_ONCE(uidgen_dev_node.deadline_boot_ns))
-		return -EADDRNOTAVAIL;
-	/*
-	 * Any slot would be correct (the compare-and-swap sees to that); the
-	 * running CPU's own is the one nobody else is using. Chosen after the
-	 * clock, so that the call to it keeps fewer registers alive.
-	 */
-	if (*slot == UIDGEN_ANY_SLOT)
-		*slot = raw_smp_processor_id() & (g->nr_slots - 1);
-	got = uidgen_reserve(g, &g->slots[*slot], now, n, &first, wait_tick);
-	if (got > 0) {
-		*id = uidgen_compose(g, first,
-				     ((u64)node << g->l.slot_bits) | *slot);
-		this_cpu_add(uidgen_issued[*slot], got);
-	}
-	return got;
-}
-
-/*
- * The minting section: no sleep, no fault, so that a revoke's grace
- * period is over as soon as every CPU has left what it was minting.
- */
-static __always_inline void uidgen_enter(void)
-{
-	/*
-	 * RCU-sched: preemption off. A preemptible rcu_read_lock() would let
-	 * a reader throttled by its cgroup, or starved as SCHED_IDLE, hold a
-	 * grace period, and so a revoke, for as long as the scheduler liked;
-	 * and synchronize_rcu() waits for preemption-off regions as well.
-	 */
-	rcu_read_lock_sched();
-	pagefault_disable();
-}
-
-static __always_inline void uidgen_leave(void)
-{
-	pagefault_enable();
-	rcu_read_unlock_sched();
-}
-
-/*
- * Store @n consecutive IDs from @id at @dst, in one pass with no bounce
- * buffer. Page faults are disabled: returns how many were stored before
- * the first page that is not resident, if any.
- */
-static __always_inline unsigned int uidgen_store(u64 __user *dst, u64 id,
-						 unsigned int n)
-{
-	unsigned int i = 0;
-
-	if (!user_access_begin(dst, n * sizeof(u64)))
-		return 0;
-	for (; i < n; i++)
-		unsafe_put_user(id + i, dst + i, fault);
-fault:
-	user_access_end();
-	return i;
-}
-
-/*
- * Wait for @wait_tick to come (or the grant to rise), for a caller whose
- * slot @slot is spent. Returns 0 to try again, -EAGAIN or -ERESTARTSYS.
- */
-static int uidgen_wait(unsigned int slot, u64 wait_tick, bool nonblock)
-{
-	if (wait_tick & UIDGEN_WAIT_GRANT) {
-		atomic64_inc(&uidgen_dev_node.grant_waits);
-		pr_warn_ratelimited("the clock reached the grant: callers wait until the persister raises it (is uidgen-persist or uidgen-lease running?)\n");
-		if (nonblock)
-			return -EAGAIN;
-		return uidgen_wait_grant(wait_tick & ~UIDGEN_WAIT_GRANT);
-	}
-	if (nonblock)
-		return -EAGAIN;
-	atomic64_inc(&uidgen_dev_gen.slots[slot].waits);
-	return uidgen_wait_tick(wait_tick);
-}
-
-/*
- * Between chunks: stop for a signal, let others run. Returns 0 or
- * -ERESTARTSYS.
- */
-static int uidgen_pause(void)
-{
-	if (signal_pending(current))
-		return -ERESTARTSYS;
-	cond_resched();
-	return 0;
-}
-
-/*
- * Mint @n IDs into @dst, all from one slot so that they ascend. Returns how
- * many were stored, or an errno if none were. IDs minted for a store that
- * faulted are dropped: a gap, never a duplicate, since the slot has
- * already moved past them.
- */
-static long uidgen_fill(u64 __user *dst, size_t n, bool nonblock)
-{
-	unsigned int slot = UIDGEN_ANY_SLOT, stored = 0;
-	size_t done = 0, since_check = 0;
-	u64 id, wait_tick;
-	long err = 0;
-	int got;
-
-	while (done < n) {
-		uidgen_enter();
-		got = uidgen_take(min_t(size_t, n - done, UIDGEN_CHUNK), &slot,
-				  &id, &wait_tick);
-		if (got > 0)
-			stored = uidgen_store(dst + done, id, got);
-		uidgen_leave();
-
-		if (got < 0) {
-			err = got == -EADDRNOTAVAIL ? uidgen_no_node() : got;
-			break;
-		}
-		if (!got) {
-			err = uidgen_wait(slot, wait_tick, nonblock);
-			if (err)
-				break;
-			continue;
-		}
-		done += stored;
-		if (stored < got) {
-			/*
-			 * Fault the rest of the chunk in, out of the section,
-			 * and go on if at least one more ID fits.
-			 */
-			size_t len = min_t(size_t, n - done, UIDGEN_CHUNK) *
-				     sizeof(u64);
-
-			if (fault_in_safe_writeable((char __user *)(dst + done), len) >
-			    len - sizeof(u64)) {
-				err = -EFAULT;
-				break;
-			}
-			err = uidgen_pause();
-			if (err)
-				break;
-			continue;
-		}
-		since_check += got;
-		if (since_check >= UIDGEN_RESCHED_IDS && done < n) {
-			since_check = 0;
-			err = uidgen_pause();
-			if (err)
-				break;
-		}
-	}
-	return done ? (long)done : err;
-}
-
-/*
- * One ID, the commonest read: one section, one store, no loop. Returns
- * true if it stored it; anything else (a wait, an error, a fault) is left
- * to uidgen_fill(), which finds it again (a fault's ID is a gap).
- */
-static __always_inline bool uidgen_read_one(u64 __user *dst)
-{
-	unsigned int slot = UIDGEN_ANY_SLOT;
-	u64 id, wait_tick;
-	bool done;
-
-	uidgen_enter();
-	done = uidgen_take(1, &slot, &id, &wait_tick) > 0 &&
-	       uidgen_store(dst, id, 1) == 1;
-	uidgen_leave();
-	return done;
-}
-
-static ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
-			   loff_t *ppos)
-{
-	long ret;
-
-	if (len < sizeof(u64))
-		return -EINVAL;
-	if (len < 2 * sizeof(u64) && uidgen_read_one((u64 __user *)ubuf))
-		return sizeof(u64);
-	ret = uidgen_fill((u64 __user *)ubuf, len / sizeof(u64),
-			  file->f_flags & O_NONBLOCK);
-	return ret < 0 ? ret : ret * sizeof(u64);
-}
 
 static long uidgen_ioctl_batch(struct file *file, void *karg,
 			       void __user *uarg, u32 usize)
@@ -303,8 +32,8 @@ static long uidgen_ioctl_batch(struct file *file, void *karg,
 	if (b->__reserved || !b->count || b->count > UIDGEN_BATCH_MAX)
 		return -EINVAL;
 
-	ret = uidgen_fill(u64_to_user_ptr(b->ids), b->count,
-			  file->f_flags & O_NONBLOCK);
+	ret = uidgen_fill(uidgen_file_dev(file), u64_to_user_ptr(b->ids),
+			  b->count, file->f_flags & O_NONBLOCK);
 	if (ret < 0)
 		return ret;
 	if (put_user((u32)ret, &((struct uidgen_batch __user *)uarg)->count))
@@ -312,65 +41,25 @@ static long uidgen_ioctl_batch(struct file *file, void *karg,
 	return ret;
 }
 
-/*
- * Reserve one run and copy its bounds out inside the minting section, so
- * that a revoke cannot return while the run is on its way out. Returns the
- * run's length; 0 to retry (a fault, or a wait done); or an errno.
- */
-static long uidgen_reserve_once(struct uidgen_reserve __user *uarg,
-				struct uidgen_reserve *r, bool nonblock)
-{
-	struct uidgen_gen *g = &uidgen_dev_gen;
-	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
-	unsigned int slot = UIDGEN_ANY_SLOT;
-	/* The caller's CLOCK_BOOTTIME may be offset by its time namespace. */
-	u64 ns_off = timens_add_boottime_ns(0);
-	unsigned long left = 0;
-	u64 wait_tick;
-	int got;
-
-	uidgen_enter();
-	got = uidgen_take(r->count, &slot, &r->first, &wait_tick);
-	if (got > 0) {
-		r->fence = READ_ONCE(uidgen_dev_node.page->fence);
-		r->count = got;
-		/* A cache stops at the lease deadline too, if sooner. */
-		r->expires_boot_ns =
-			min(uidgen_tick_start(g, (r->first >> shift) + 1),
-			    READ_ONCE(uidgen_dev_node.deadline_boot_ns)) + ns_off;
-		left = __copy_to_user_inatomic(uarg, r, sizeof(*r));
-	}
-	uidgen_leave();
-
-	if (got < 0)
-		return got == -EADDRNOTAVAIL ? uidgen_no_node() : got;
-	if (!got)
-		return uidgen_wait(slot, wait_tick, nonblock);
-	if (!left)
-		return got;
-	/* The run is a gap; fault the argument in and take another. */
-	if (fault_in_safe_writeable((char __user *)uarg, sizeof(*r)))
-		return -EFAULT;
-	return uidgen_pause();
-}
-
 static long uidgen_ioctl_reserve(struct file *file, void *karg,
 				 void __user *uarg, u32 usize)
 {
+	struct uidgen_device *ud = uidgen_file_dev(file);
 	struct uidgen_reserve *r = karg;
 	u32 want = r->count;
 	long ret;
 
 	if (r->flags)
 		return -EOPNOTSUPP;
-	if (!want || want > (1ULL << uidgen_dev_gen.l.seq_bits))
+	if (!want || want > (1ULL << ud->gen.l.seq_bits))
 		return -EINVAL;
 	if (!access_ok(uarg, sizeof(*r)))
 		return -EFAULT;
 
 	do {
 		r->count = want;
-		ret = uidgen_reserve_once(uarg, r, file->f_flags & O_NONBLOCK);
+		ret = uidgen_reserve_once(ud, uarg, r,
+					  file->f_flags & O_NONBLOCK);
 	} while (!ret);
 	return ret;
 }
@@ -378,11 +67,12 @@ static long uidgen_ioctl_reserve(struct file *file, void *karg,
 static long uidgen_ioctl_info(struct file *file, void *karg,
 			      void __user *uarg, u32 usize)
 {
-	struct uidgen_gen *g = &uidgen_dev_gen;
-	struct uidgen_node_ctl *n = &uidgen_dev_node;
+	struct uidgen_device *ud = uidgen_file_dev(file);
+	struct uidgen_gen *g = &ud->gen;
 	const struct uidgen_layout *l = &g->l;
 	struct uidgen_info *info = karg;
-	u64 deadline, tick;
+	struct uidgen_node_snapshot s;
+	u64 tick;
 
 	if (info->flags)
 		return -EOPNOTSUPP;
@@ -390,7 +80,8 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 		return -EINVAL;
 
 	info->size = min_t(size_t, usize, sizeof(*info));
-	info->node_state = uidgen_node_state(n, &info->node_id);
+	info->node_state = uidgen_node_state(&ud->node, &s);
+	info->node_id = s.node;
 	info->ts_bits = l->ts_bits;
 	info->node_bits = l->node_bits;
 	info->slot_bits = l->slot_bits;
@@ -398,14 +89,13 @@ static long uidgen_ioctl_info(struct file *file, void *karg,
 	info->nr_slots = g->nr_slots;
 	info->tick_ns = g->tick_ns;
 	info->epoch_unix_ns = l->epoch_ms * NSEC_PER_MSEC;
-	info->floor_unix_ns = READ_ONCE(n->floor_unix_ns);
-	tick = READ_ONCE(g->grant_tick);
-	info->grant_unix_ns = tick == UIDGEN_NO_GRANT ? 0 :
-			      uidgen_tick_end_ns(g, tick);
-	deadline = READ_ONCE(n->deadline_boot_ns);
-	info->deadline_boot_ns = deadline == U64_MAX ? 0 :
-				 deadline + timens_add_boottime_ns(0);
-	info->token = READ_ONCE(n->token);
+	info->floor_unix_ns = s.floor_unix_ns;
+	info->grant_unix_ns = s.grant_tick == UIDGEN_NO_GRANT ? 0 :
+			      uidgen_tick_end_ns(g, s.grant_tick);
+	info->deadline_boot_ns =
+		s.deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE ? 0 :
+		s.deadline_boot_ns + timens_add_boottime_ns(0);
+	info->token = s.token;
 	tick = uidgen_high_water(g);
 	info->high_water_unix_ns = tick ? uidgen_tick_end_ns(g, tick) : 0;
 	if (copy_to_user(uarg, info, info->size))
@@ -440,7 +130,7 @@ static long uidgen_ioctl_assign(struct file *file, void *karg,
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	req.deadline_boot_ns = uidgen_deadline_in(a->deadline_boot_ns);
-	return uidgen_node_assign(&uidgen_dev_node, &req);
+	return uidgen_node_assign(&uidgen_file_dev(file)->node, &req);
 }
 
 static long uidgen_ioctl_renew(struct file *file, void *karg,
@@ -460,7 +150,7 @@ static long uidgen_ioctl_renew(struct file *file, void *karg,
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	req.deadline_boot_ns = uidgen_deadline_in(r->deadline_boot_ns);
-	return uidgen_node_renew(&uidgen_dev_node, &req);
+	return uidgen_node_renew(&uidgen_file_dev(file)->node, &req);
 }
 
 static long uidgen_ioctl_revoke(struct file *file, void *karg,
@@ -474,8 +164,8 @@ static long uidgen_ioctl_revoke(struct file *file, void *karg,
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return uidgen_node_revoke(&uidgen_dev_node, r->node_id, r->token,
-				  "by UIDGEN_IOC_REVOKE");
+	return uidgen_node_revoke(&uidgen_file_dev(file)->node, r->node_id,
+				  r->token, "by UIDGEN_IOC_REVOKE");
 }
 
 /*
@@ -555,7 +245,8 @@ static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static vm_fault_t uidgen_vm_fault(struct vm_fault *vmf)
 {
-	struct page *page = virt_to_page(uidgen_dev_node.page);
+	struct uidgen_device *ud = vmf->vma->vm_private_data;
+	struct page *page = ud->page;
 
 	if (vmf->pgoff)
 		return VM_FAULT_SIGBUS;
@@ -577,6 +268,7 @@ static int uidgen_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & (VM_WRITE | VM_MAYWRITE))
 		return -EACCES;
 	vma->vm_ops = &uidgen_vm_ops;
+	vma->vm_private_data = uidgen_file_dev(file);
 	return 0;
 }
 
@@ -594,99 +286,45 @@ static const struct file_operations uidgen_fops = {
 	.mmap		= uidgen_mmap,
 };
 
-/*
- * /dev/uid: a class and device of our own rather than a misc device, so
- * that devtmpfs creates the node with dev_gid as well as dev_mode.
- * Anyone the mode lets in may read IDs; only CAP_SYS_ADMIN may assign the
- * node ID.
- */
-static struct class uidgen_class = {
-	.name	= "uidgen",
-};
-
-static char *uidgen_devnode(UIDGEN_DEVNODE_CONST struct device *dev,
-			    umode_t *mode, kuid_t *uid, kgid_t *gid)
-{
-	if (mode)
-		*mode = uidgen_dev_mode;
-	if (gid)
-		*gid = make_kgid(&init_user_ns, uidgen_dev_gid);
-	return NULL;
-}
-
-static const struct device_type uidgen_dev_type = {
-	.name		= "uid",
-	.groups		= uidgen_groups,
-	.devnode	= uidgen_devnode,
-};
-
-static dev_t uidgen_devt;
-static struct cdev uidgen_cdev;
-static struct device *uidgen_dev;
-
-static void uidgen_dev_release(struct device *dev)
-{
-	kfree(dev);
-}
-
 /**
  * uidgen_dev_add() - Create /dev/uid and its sysfs directory.
+ * @ud: the device, its generator and node set up
+ *
+ * Open files find @ud through file->private_data, which misc_open() sets
+ * to @ud->misc; the status files through the misc device's drvdata.
  *
  * Context: process, at module load.
  * Return: 0 or an errno.
  */
-int uidgen_dev_add(void)
+int uidgen_dev_add(struct uidgen_device *ud)
 {
-	int ret;
-
-	if (!gid_valid(make_kgid(&init_user_ns, uidgen_dev_gid))) {
-		pr_err("dev_gid=%u is not a valid group ID\n", uidgen_dev_gid);
-		return -EINVAL;
-	}
-	ret = alloc_chrdev_region(&uidgen_devt, 0, 1, "uid");
-	if (ret)
-		return ret;
-	ret = class_register(&uidgen_class);
-	if (ret)
-		goto err_region;
-	uidgen_dev = kzalloc(sizeof(*uidgen_dev), GFP_KERNEL);
-	if (!uidgen_dev) {
-		ret = -ENOMEM;
-		goto err_class;
-	}
-	device_initialize(uidgen_dev);
-	uidgen_dev->devt = uidgen_devt;
-	uidgen_dev->class = &uidgen_class;
-	uidgen_dev->type = &uidgen_dev_type;
-	uidgen_dev->release = uidgen_dev_release;
-	ret = dev_set_name(uidgen_dev, "uid");
-	if (ret)
-		goto err_put;
-	cdev_init(&uidgen_cdev, &uidgen_fops);
-	uidgen_cdev.owner = THIS_MODULE;
-	ret = cdev_device_add(&uidgen_cdev, uidgen_dev);
-	if (ret)
-		goto err_put;
-	return 0;
-
-err_put:
-	put_device(uidgen_dev);
-err_class:
-	class_unregister(&uidgen_class);
-err_region:
-	unregister_chrdev_region(uidgen_devt, 1);
-	return ret;
+	/*
+	 * /dev/uid: a misc device. Anyone the node's mode lets in may read IDs;
+	 * only CAP_SYS_ADMIN may assign the node ID. Reading IDs needs no
+	 * privilege, as reading /dev/urandom does not: IDs are not secret, so
+	 * devtmpfs makes the node 0444. A reader in a loop can use up its CPU's
+	 * slot each tick and make other callers there wait for the next tick
+	 * (time, never a duplicate): where local users are not trusted with
+	 * that, a udev rule gives the node to a group (60-uidgen.rules, which
+	 * the packages install, names the group uidgen).
+	 */
+	ud->misc = (struct miscdevice) {
+		.minor	= MISC_DYNAMIC_MINOR,
+		.name	= "uid",
+		.fops	= &uidgen_fops,
+		.groups	= uidgen_groups,
+		.mode	= 0444,
+	};
+	return misc_register(&ud->misc);
 }
 
 /**
  * uidgen_dev_del() - Remove /dev/uid; open files keep the module.
+ * @ud: the device
  *
  * Context: process, at module unload.
  */
-void uidgen_dev_del(void)
+void uidgen_dev_del(struct uidgen_device *ud)
 {
-	cdev_device_del(&uidgen_cdev, uidgen_dev);
-	put_device(uidgen_dev);
-	class_unregister(&uidgen_class);
-	unregister_chrdev_region(uidgen_devt, 1);
+	misc_deregister(&ud->misc);
 }

@@ -1,107 +1,99 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the files of the module share: the generator behind /dev/uid, the
- * node that names its IDs (node.c), and the module parameters the other
- * files read (params.c).
+ * What the files of the module share: struct uidgen_device, the one
+ * /dev/uid with its generator (gen.h), node (node.h) and everything else
+ * that lives as long as the module is loaded, and what each file offers
+ * the others: the parameters (params.c), the status files (status.c), the
+ * minting path (mint.c) and the device (dev.c).
  */
 #ifndef _UIDGEN_INTERNAL_H
 #define _UIDGEN_INTERNAL_H
 
-#include <linux/atomic.h>
-#include <linux/hrtimer.h>
-#include <linux/mutex.h>
+#include <linux/compiler.h>
+#include <linux/container_of.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/notifier.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <linux/uidgen.h>
 
 #include "gen.h"
-#include "noderules.h"
+#include "node.h"
 
-#define UIDGEN_VERSION_MAJOR	1
-#define UIDGEN_VERSION_MINOR	4
+struct dentry;
+struct page;
+
+#define UIDGEN_VERSION_MAJOR	2
+#define UIDGEN_VERSION_MINOR	0
 #define UIDGEN_VERSION_PATCH	0
-#define UIDGEN_VERSION_STR	"1.4.0"
+#define UIDGEN_VERSION_STR	"2.0.0"
 
 /**
- * struct uidgen_node_ctl - the node ID a generator issues under, and its life
- * @gen: the generator whose IDs carry the node ID
- * @lock: serialises every change to the fields below and to @gen's floor
- *	and grant
- * @node: the node ID in force, or -1; read locklessly by minting paths
- * @pending: a node ID set without its floor (UIDGEN_NODE_NONE: none)
- * @floor_unix_ns: the highest floor applied to @gen (Unix ns, 0: none)
- * @grant_unix_ns: the grant of the assignment in force, as given (Unix
- *	ns, 0: none); @gen's grant_tick is what minting paths read
- * @deadline_boot_ns: CLOCK_BOOTTIME at which @node stops (U64_MAX: never);
- *	read locklessly by minting paths
- * @token: fencing token of the assignment in force
- * @max_token: the highest token any assignment carried
- * @page: the page mmap() shares: its fence moves on every revoke
- * @grant_wq: callers waiting for the grant to be raised
- * @grant_waits: how many times a caller found the grant reached
- * @deadline_timer: fires at @deadline_boot_ns
- * @expire_work: revokes @node at its deadline, in process context
+ * struct uidgen_device - /dev/uid: the generator, its node and what they share
+ * @gen: the generator
+ * @issued: IDs issued, per CPU and slot: [cpu][slot]
+ * @node: the node ID the generator's IDs carry, and its life (node.c)
+ * @page: the page mmap() maps, struct uidgen_page (@node's fence)
+ * @misc: the misc device: an open file's private_data points here
+ * @vmfork_nb: told of a VM fork or snapshot restore
+ * @life_work: daily: the timestamp field's remaining life (main.c)
+ * @clock_work: every 10 s: the ID clock against the wall clock (main.c)
+ * @clock_logged: the gap between the two last logged, in ms (params.c)
+ * @debugfs: /sys/kernel/debug/uidgen (status.c)
  *
- * Minting paths run in an RCU read-side critical section with preemption
- * and page faults disabled, so every one of them ends in bounded time: a revoke clears
- * @node, waits for a grace period (every minting path that could have
- * seen the old node ID has stored or dropped its IDs), then moves the
- * fence. Nothing userspace does can hold it up.
+ * There is one, allocated at module load (main.c). The file operations
+ * reach it through file->private_data (uidgen_file_dev()), the status
+ * files through the misc device's drvdata, works and notifiers through
+ * container_of(), and every other function is passed it: no file reads a
+ * global. The minting path reads @gen, @issued and @node's node ID,
+ * deadline and fence, all through the one pointer.
  */
-struct uidgen_node_ctl {
-	struct uidgen_gen *gen;
-	struct mutex lock;	/* see @lock above */
-	int node;
-	u32 pending;
-	u64 floor_unix_ns;
-	u64 grant_unix_ns;
-	u64 deadline_boot_ns;
-	u64 token;
-	u64 max_token;
-	struct uidgen_page *page;
-	wait_queue_head_t grant_wq;
-	atomic64_t grant_waits;
-	struct hrtimer deadline_timer;
-	struct work_struct expire_work;
+struct uidgen_device {
+	struct uidgen_gen gen;
+	u64 __percpu *issued;
+	struct uidgen_node_ctl node;
+	struct page *page;
+	struct miscdevice misc;
+	struct notifier_block vmfork_nb;
+	struct delayed_work life_work;
+	struct delayed_work clock_work;
+	s64 clock_logged;
+	struct dentry *debugfs;
 };
 
-/* node.c */
-void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
-		      struct uidgen_page *page);
-void uidgen_node_destroy(struct uidgen_node_ctl *n);
-int uidgen_node_assign(struct uidgen_node_ctl *n,
-		       const struct uidgen_rules_req *req);
-int uidgen_node_renew(struct uidgen_node_ctl *n,
-		      const struct uidgen_rules_req *req);
-int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
-		       const char *why);
-int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node);
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_unix_ns);
-int uidgen_node_new(struct uidgen_node_ctl *n);
-u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node);
-void uidgen_node_vmfork(struct uidgen_node_ctl *n);
+/* The device behind an open /dev/uid: misc_open() set private_data. */
+static inline struct uidgen_device *uidgen_file_dev(const struct file *file)
+{
+	return container_of(file->private_data, struct uidgen_device, misc);
+}
 
-/* The one generator and node behind /dev/uid. */
-extern struct uidgen_gen uidgen_dev_gen;
-extern struct uidgen_node_ctl uidgen_dev_node;
-extern u64 __percpu *uidgen_issued;
-
-/* params.c: parameters, sysfs, debugfs */
-extern unsigned int uidgen_dev_mode;
-extern unsigned int uidgen_dev_gid;
-extern const struct attribute_group *uidgen_groups[];
-int uidgen_params_start(void);
-void uidgen_params_stop(void);
+/* params.c: the module parameters */
 struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
-void uidgen_clock_check(void);
-void uidgen_debugfs_init(void);
-void uidgen_debugfs_exit(void);
+unsigned int uidgen_params_max_borrow(void);
+unsigned int uidgen_params_clock_step_ms(void);
+
+/* status.c: sysfs status, debugfs, the clock check's log line */
+void uidgen_clock_check(struct uidgen_device *ud);
+extern const struct attribute_group *uidgen_groups[];
+s64 uidgen_clock_offset_ms(struct uidgen_device *ud);
+void uidgen_debugfs_init(struct uidgen_device *ud);
+void uidgen_debugfs_exit(struct uidgen_device *ud);
+
+/* mint.c: the minting path */
+ssize_t uidgen_read(struct file *file, char __user *ubuf, size_t len,
+		    loff_t *ppos);
+long uidgen_fill(struct uidgen_device *ud, u64 __user *dst, size_t n,
+		 bool nonblock);
+long uidgen_reserve_once(struct uidgen_device *ud,
+			 struct uidgen_reserve __user *uarg,
+			 struct uidgen_reserve *r, bool nonblock);
 
 /* dev.c: /dev/uid */
-int uidgen_dev_add(void);
-void uidgen_dev_del(void);
+int uidgen_dev_add(struct uidgen_device *ud);
+void uidgen_dev_del(struct uidgen_device *ud);
 
 #endif /* _UIDGEN_INTERNAL_H */

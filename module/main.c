@@ -5,17 +5,23 @@
  * (the timestamp field's remaining life, the ID clock drifting from the
  * wall clock).
  *
- * The files: gen.c is the generator core (pure arithmetic); node.c the
- * node ID's life and the fence; dev.c /dev/uid, read(), the ioctls and
- * mmap; params.c the module parameters, sysfs and debugfs.
+ * It allocates the one struct uidgen_device (internal.h) and frees it:
+ * everything the module keeps while loaded is in there.
+ *
+ * The files: gen.c is the generator core (pure arithmetic); noderules.c
+ * the node rules (pure, shared with uidgen-lease's stand-in); node.c
+ * (node.h) the node ID's life and the fence; mint.c the minting path
+ * (read(), the IDs of BATCH and RESERVE); dev.c /dev/uid, its ioctls and
+ * mmap; params.c the module parameters; status.c the status files in
+ * sysfs, debugfs and the clock check's log line.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
@@ -30,142 +36,137 @@
 
 #define UIDGEN_MS_PER_DAY	(86400ULL * MSEC_PER_SEC)
 
-struct uidgen_gen uidgen_dev_gen;
-struct uidgen_node_ctl uidgen_dev_node;
-/* IDs issued, per CPU and slot: [cpu][slot]. */
-u64 __percpu *uidgen_issued;
-static struct page *uidgen_page;
+/* The one device, for module exit. */
+static struct uidgen_device *uidgen_device;
 
 /* A VM fork or snapshot restore: two machines now share this node ID. */
 static int uidgen_vmfork(struct notifier_block *nb, unsigned long action,
 			 void *data)
 {
-	uidgen_node_vmfork(&uidgen_dev_node);
+	struct uidgen_device *ud = container_of(nb, struct uidgen_device,
+						vmfork_nb);
+
+	uidgen_node_vmfork(&ud->node);
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block uidgen_vmfork_nb = {
-	.notifier_call = uidgen_vmfork,
-};
-
 /* Say so, daily, once the timestamp field has under a year left. */
-static void uidgen_life_check(struct work_struct *work);
-static DECLARE_DELAYED_WORK(uidgen_life_work, uidgen_life_check);
-
 static void uidgen_life_check(struct work_struct *work)
 {
-	u64 end = uidgen_exhausts_at_ms(&uidgen_dev_gen.l);
+	struct uidgen_device *ud = container_of(to_delayed_work(work),
+						struct uidgen_device,
+						life_work);
+	u64 end = uidgen_exhausts_at_ms(&ud->gen.l);
 	u64 now = ktime_get_real_ns() / NSEC_PER_MSEC;
 
 	if (end > now && end - now < 365 * UIDGEN_MS_PER_DAY)
 		pr_warn("the timestamp field runs out in %llu days (at %llu ms): plan a new layout or epoch\n",
 			div64_u64(end - now, UIDGEN_MS_PER_DAY), end);
-	schedule_delayed_work(&uidgen_life_work, 86400 * HZ);
+	schedule_delayed_work(&ud->life_work, 86400 * HZ);
 }
 
-/* Every 10 s: has a wall-clock step left the ID clock apart from it? */
-static void uidgen_clock_work_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(uidgen_clock_work, uidgen_clock_work_fn);
-
+/*
+ * Every 10 s: has a wall-clock step left the ID clock apart from it?
+ * Deferrable: an idle CPU is not woken for it, the check runs with the
+ * next wakeup instead. No event serves: the kernel tells no module when
+ * CLOCK_REALTIME is set.
+ */
 static void uidgen_clock_work_fn(struct work_struct *work)
 {
-	uidgen_clock_check();
-	schedule_delayed_work(&uidgen_clock_work, 10 * HZ);
+	struct uidgen_device *ud = container_of(to_delayed_work(work),
+						struct uidgen_device,
+						clock_work);
+
+	uidgen_clock_check(ud);
+	schedule_delayed_work(&ud->clock_work, 10 * HZ);
 }
 
-static void uidgen_free(void)
+static void uidgen_free(struct uidgen_device *ud)
 {
-	if (uidgen_page)
-		__free_page(uidgen_page);
-	free_percpu(uidgen_issued);
-	kfree(uidgen_dev_gen.slots);
+	if (ud->page)
+		__free_page(ud->page);
+	free_percpu(ud->issued);
+	kfree(ud->gen.slots);
+	kfree(ud);
 }
 
-/* The generator, its node and the load-time node ID; under the param lock. */
-static int uidgen_start(void)
+/* The device: its generator and node, with no node ID assigned. */
+static struct uidgen_device *uidgen_start(void)
 {
 	struct uidgen_layout l = uidgen_params_layout();
-	struct uidgen_gen *g = &uidgen_dev_gen;
+	struct uidgen_device *ud;
+	struct uidgen_gen *g;
 	char msg[192];
 	int ret;
 
+	ud = kzalloc(sizeof(*ud), GFP_KERNEL);
+	if (!ud)
+		return ERR_PTR(-ENOMEM);
+	g = &ud->gen;
 	ret = uidgen_gen_init(g, &l, ktime_get_real_ns(), ktime_get_boottime_ns(),
 			      uidgen_params_min_life_ms(), msg, sizeof(msg));
 	if (ret) {
 		pr_err("%s\n", msg);
-		return ret;
+		goto err_free;
 	}
+	g->max_borrow = uidgen_params_max_borrow();
 	g->slots = kcalloc(g->nr_slots, sizeof(*g->slots), GFP_KERNEL);
-	uidgen_issued = __alloc_percpu(g->nr_slots * sizeof(u64),
-				       __alignof__(u64));
-	uidgen_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!g->slots || !uidgen_issued || !uidgen_page)
-		return -ENOMEM;
-	uidgen_node_init(&uidgen_dev_node, g, page_address(uidgen_page));
-	return uidgen_params_start();
+	ud->issued = __alloc_percpu(g->nr_slots * sizeof(u64),
+				    __alignof__(u64));
+	ud->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	ret = -ENOMEM;
+	if (!g->slots || !ud->issued || !ud->page)
+		goto err_free;
+	uidgen_node_init(&ud->node, g, page_address(ud->page));
+	ud->vmfork_nb.notifier_call = uidgen_vmfork;
+	INIT_DELAYED_WORK(&ud->life_work, uidgen_life_check);
+	INIT_DEFERRABLE_WORK(&ud->clock_work, uidgen_clock_work_fn);
+	return ud;
+
+err_free:
+	uidgen_free(ud);
+	return ERR_PTR(ret);
 }
 
 static int __init uidgen_init(void)
 {
-	const struct uidgen_layout *l = &uidgen_dev_gen.l;
-	u32 node;
+	struct uidgen_device *ud;
 	int ret;
 
-	/*
-	 * Parameter writes through sysfs wait for this, so none lands half
-	 * way through; if init fails they get ENODEV, not freed memory.
-	 */
-	kernel_param_lock(THIS_MODULE);
-	ret = uidgen_start();
+	ud = uidgen_start();
+	if (IS_ERR(ud))
+		return PTR_ERR(ud);
+	ret = register_random_vmfork_notifier(&ud->vmfork_nb);
 	if (ret)
-		uidgen_params_stop();
-	kernel_param_unlock(THIS_MODULE);
-	if (ret)
-		goto err_free;
-
-	ret = register_random_vmfork_notifier(&uidgen_vmfork_nb);
-	if (ret)
-		goto err_stop;
-	ret = uidgen_dev_add();
+		goto err_destroy;
+	ret = uidgen_dev_add(ud);
 	if (ret)
 		goto err_unregister_vmfork;
-	uidgen_debugfs_init();
-
-	pr_info("v%s: /dev/uid (mode %04o, gid %u), layout ts/node/slot/seq %u/%u/%u/%u, tick %u us, epoch %llu ms, runs out at %llu ms\n",
-		UIDGEN_VERSION_STR, uidgen_dev_mode, uidgen_dev_gid, l->ts_bits,
-		l->node_bits, l->slot_bits, l->seq_bits, l->tick_us,
-		l->epoch_ms, uidgen_exhausts_at_ms(l));
-	if (uidgen_node_state(&uidgen_dev_node, &node) == UIDGEN_NODE_STATE_NONE)
-		pr_notice("no node ID assigned: no ID is issued until an administrator assigns one with its floor\n");
-	uidgen_life_check(NULL);
-	schedule_delayed_work(&uidgen_clock_work, 10 * HZ);
+	uidgen_debugfs_init(ud);
+	uidgen_life_check(&ud->life_work.work);
+	schedule_delayed_work(&ud->clock_work, 10 * HZ);
+	uidgen_device = ud;
 	return 0;
 
 err_unregister_vmfork:
-	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
-err_stop:
-	kernel_param_lock(THIS_MODULE);
-	uidgen_params_stop();
-	kernel_param_unlock(THIS_MODULE);
-	uidgen_node_destroy(&uidgen_dev_node);
-err_free:
-	uidgen_free();
+	unregister_random_vmfork_notifier(&ud->vmfork_nb);
+err_destroy:
+	uidgen_node_destroy(&ud->node);
+	uidgen_free(ud);
 	return ret;
 }
 
 static void __exit uidgen_exit(void)
 {
-	/* The parameter files outlive this function: make them inert. */
-	kernel_param_lock(THIS_MODULE);
-	uidgen_params_stop();
-	kernel_param_unlock(THIS_MODULE);
-	cancel_delayed_work_sync(&uidgen_clock_work);
-	cancel_delayed_work_sync(&uidgen_life_work);
-	uidgen_debugfs_exit();
-	uidgen_dev_del();
-	unregister_random_vmfork_notifier(&uidgen_vmfork_nb);
-	uidgen_node_destroy(&uidgen_dev_node);
-	uidgen_free();
+	struct uidgen_device *ud = uidgen_device;
+
+	cancel_delayed_work_sync(&ud->clock_work);
+	cancel_delayed_work_sync(&ud->life_work);
+	uidgen_debugfs_exit(ud);
+	uidgen_dev_del(ud);
+	unregister_random_vmfork_notifier(&ud->vmfork_nb);
+	uidgen_node_destroy(&ud->node);
+	uidgen_free(ud);
 }
 
 module_init(uidgen_init);

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The node ID's life: assignment with its floor, the pending state of a
- * node ID whose floor is not known yet, the grant (how far ahead userspace
- * has persisted), the lease deadline and fencing token, and the revoke
- * that fences all of it off, including on a VM fork.
+ * The node ID's life: assignment with its floor, the grant (how far ahead
+ * userspace has persisted), the lease deadline and fencing token, and the
+ * revoke that fences all of it off, including on a VM fork.
  *
- * Locking: struct uidgen_node_ctl.lock serialises every change here.
- * Minting paths (dev.c) take no lock: they read @node and
- * @deadline_boot_ns inside an RCU read-side critical section with page
- * faults disabled, and
- * a revoke clears @node and waits for a grace period before it moves the
- * fence and returns. Since no minting path can sleep or fault while it
+ * Locking: struct uidgen_node_ctl.lock serialises every change here, and
+ * uidgen_node_state() reads under it, so INFO sees one state. Minting
+ * paths (mint.c) take no lock: they read @node, @deadline_boot_ns, the
+ * fence and the generator's grant inside an RCU read-side critical
+ * section with page faults disabled (those four are written with
+ * WRITE_ONCE() or smp_store_release(), the rest plainly under the lock),
+ * and a revoke clears @node and waits for a grace period before it moves
+ * the fence and returns. Since no minting path can sleep or fault while it
  * holds that section, a revoke ends in bounded time whatever userspace
  * does with its buffers.
  *
@@ -40,7 +41,7 @@
 #include <linux/uidgen.h>
 
 #include "gen.h"
-#include "internal.h"
+#include "node.h"
 #include "noderules.h"
 
 #define UIDGEN_NO_DEADLINE	UIDGEN_RULES_NO_DEADLINE
@@ -51,8 +52,10 @@ static u64 uidgen_grant_tick(const struct uidgen_gen *g, u64 grant_unix_ns)
 	return min(uidgen_ns_to_tick(g, grant_unix_ns), g->max_tick);
 }
 
+/* Move the lease deadline and its timer; n->lock held. */
 static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 {
+	lockdep_assert_held(&n->lock);
 	WRITE_ONCE(n->deadline_boot_ns, deadline);
 	if (deadline == UIDGEN_NO_DEADLINE)
 		hrtimer_try_to_cancel(&n->deadline_timer);
@@ -69,11 +72,10 @@ static void uidgen_node_set_deadline(struct uidgen_node_ctl *n, u64 deadline)
 static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 			      bool expedite)
 {
-	int old = n->node;
+	u32 old = n->node;
 
 	lockdep_assert_held(&n->lock);
-	WRITE_ONCE(n->node, -1);
-	WRITE_ONCE(n->pending, UIDGEN_NODE_NONE);
+	WRITE_ONCE(n->node, UIDGEN_NODE_NONE);
 	hrtimer_try_to_cancel(&n->deadline_timer);
 	/* Every minting path that saw the old node ID has finished. */
 	if (expedite)
@@ -89,10 +91,10 @@ static void uidgen_node_fence(struct uidgen_node_ctl *n, const char *why,
 	/* Nobody mints now: the next assignment brings its own grant. */
 	WRITE_ONCE(n->gen->grant_tick, UIDGEN_NO_GRANT);
 	n->grant_unix_ns = 0;
-	WRITE_ONCE(n->token, 0);
+	n->token = 0;
 	wake_up_all(&n->grant_wq);
-	if (old >= 0)
-		pr_warn("node ID %d revoked (%s): no ID is issued until a node ID is assigned\n",
+	if (old != UIDGEN_NODE_NONE)
+		pr_warn("node ID %u revoked (%s): no ID is issued until a node ID is assigned\n",
 			old, why);
 }
 
@@ -103,8 +105,7 @@ static void uidgen_node_rules(const struct uidgen_node_ctl *n,
 	lockdep_assert_held(&n->lock);
 	*r = (struct uidgen_node_rules) {
 		.node_bits = n->gen->l.node_bits,
-		.node = n->node < 0 ? UIDGEN_NODE_NONE : n->node,
-		.pending = n->pending,
+		.node = n->node,
 		.token = n->token,
 		.max_token = n->max_token,
 		.floor_unix_ns = n->floor_unix_ns,
@@ -139,9 +140,9 @@ static int uidgen_node_apply(struct uidgen_node_ctl *n,
 				       now_ns);
 		if (ret)
 			return ret;
-		WRITE_ONCE(n->floor_unix_ns, r->floor_unix_ns);
+		n->floor_unix_ns = r->floor_unix_ns;
 	}
-	WRITE_ONCE(n->token, r->token);
+	n->token = r->token;
 	n->max_token = r->max_token;
 	if (act & UIDGEN_RULES_FENCE_SLOTS)
 		uidgen_fence_slots(g);
@@ -153,7 +154,6 @@ static int uidgen_node_apply(struct uidgen_node_ctl *n,
 	n->grant_unix_ns = r->grant_unix_ns;
 	if (act & UIDGEN_RULES_DEADLINE)
 		uidgen_node_set_deadline(n, r->deadline_boot_ns);
-	WRITE_ONCE(n->pending, r->pending);
 	if (!(act & UIDGEN_RULES_PUBLISH))
 		return 0;
 	/* Publish last: a minting path that sees it sees all of the above. */
@@ -207,8 +207,7 @@ void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 	mutex_init(&n->lock);
 	n->gen = gen;
 	n->page = page;
-	n->node = -1;
-	n->pending = UIDGEN_NODE_NONE;
+	n->node = UIDGEN_NODE_NONE;
 	n->floor_unix_ns = 0;
 	n->grant_unix_ns = 0;
 	n->deadline_boot_ns = UIDGEN_NO_DEADLINE;
@@ -249,22 +248,21 @@ static void uidgen_node_assigned(const struct uidgen_node_rules *r,
 
 /*
  * After the rules returned @ret and @act (towards @r), with n->lock held:
- * carry it out; on success log a new (@new: NEW) or pending node ID and
- * wake grant waiters.
+ * carry it out; on success log a new node ID (@new: NEW) and wake grant
+ * waiters.
  */
 static int uidgen_node_finish(struct uidgen_node_ctl *n,
 			      struct uidgen_node_rules *r, int ret,
 			      unsigned int act, bool new, u64 now_ns)
 {
-	int err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
+	int err;
 
+	lockdep_assert_held(&n->lock);
+	err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
 	if (ret || err)
 		return ret ? ret : err;
 	if (act & UIDGEN_RULES_PUBLISH)
 		uidgen_node_assigned(r, new);
-	if (act & UIDGEN_RULES_PENDING)
-		pr_notice("node ID %u pending: nothing is issued under it until its floor is restored (uidgen state restore, or floor_ms), or, for a node ID that never issued, node_new=1 or uidgen set-node %u --new\n",
-			  r->pending, r->pending);
 	wake_up_all(&n->grant_wq);
 	return 0;
 }
@@ -344,8 +342,7 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
  * @why: for the log
  *
  * When this returns, no ID with the old node ID will leave the kernel, and
- * the fence on the shared page has moved for runs cached in userspace. A
- * pending node ID is cleared too.
+ * the fence on the shared page has moved for runs cached in userspace.
  *
  * Context: process; takes n->lock; waits for an RCU grace period.
  * Return: 0, or -ESTALE if @node or @token is not the one in force (a
@@ -388,99 +385,33 @@ void uidgen_node_vmfork(struct uidgen_node_ctl *n)
 }
 
 /**
- * uidgen_node_set_pending() - Set a node ID whose floor is still to come.
+ * uidgen_node_state() - The node's state, as one snapshot.
  * @n: the node
- * @node: the node ID
+ * @s: out: node ID, floor, grant, deadline and token, all of one instant
  *
- * Nothing is issued under it until uidgen_node_floor() or
- * uidgen_node_new() completes it.
+ * Read under n->lock, not a seqcount: every change holds the lock from
+ * the rules' verdict to the node ID's publication (a revoke across its
+ * grace period too), so the snapshot is never part of one assignment and
+ * part of the next, nor a revoke half done. A reader waits out a change in
+ * progress, an RCU grace period at most; UIDGEN_IOC_INFO is no minting
+ * path, and a seqcount reader would spin through that grace period
+ * instead.
  *
- * Context: process; takes n->lock.
- * Return: 0 (also if @node is already active); -ERANGE if it does not
- * fit; -EBUSY if another node ID is active.
+ * Context: process; takes n->lock (the snapshot may be stale when it
+ * returns, never mixed).
+ * Return: @s->state, UIDGEN_NODE_STATE_NONE or _ACTIVE.
  */
-int uidgen_node_set_pending(struct uidgen_node_ctl *n, u32 node)
+u32 uidgen_node_state(struct uidgen_node_ctl *n,
+		      struct uidgen_node_snapshot *s)
 {
-	struct uidgen_node_rules r;
-	unsigned int act;
-	u64 now_ns;
-	int ret;
-
 	mutex_lock(&n->lock);
-	now_ns = ktime_get_boottime_ns();
-	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_set_pending(&r, node, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
+	s->node = n->node;
+	s->state = n->node == UIDGEN_NODE_NONE ? UIDGEN_NODE_STATE_NONE :
+		   UIDGEN_NODE_STATE_ACTIVE;
+	s->floor_unix_ns = n->floor_unix_ns;
+	s->grant_tick = n->gen->grant_tick;
+	s->deadline_boot_ns = n->deadline_boot_ns;
+	s->token = n->token;
 	mutex_unlock(&n->lock);
-	return ret;
-}
-
-/**
- * uidgen_node_floor() - Raise the floor; complete a pending node ID.
- * @n: the node
- * @floor_unix_ns: Unix ns: the tick containing it and all earlier ones are
- *	never issued from now on
- *
- * Context: process; takes n->lock.
- * Return: 0, or -EOVERFLOW if no tick is left above @floor_unix_ns.
- */
-int uidgen_node_floor(struct uidgen_node_ctl *n, u64 floor_unix_ns)
-{
-	struct uidgen_node_rules r;
-	unsigned int act;
-	u64 now_ns;
-	int ret;
-
-	mutex_lock(&n->lock);
-	now_ns = ktime_get_boottime_ns();
-	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_floor(&r, floor_unix_ns, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
-	mutex_unlock(&n->lock);
-	return ret;
-}
-
-/**
- * uidgen_node_new() - Activate the pending node ID: it never issued.
- * @n: the node
- *
- * Context: process; takes n->lock.
- * Return: 0, or -ENOENT if no node ID is pending.
- */
-int uidgen_node_new(struct uidgen_node_ctl *n)
-{
-	struct uidgen_node_rules r;
-	unsigned int act;
-	u64 now_ns;
-	int ret;
-
-	mutex_lock(&n->lock);
-	now_ns = ktime_get_boottime_ns();
-	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_new(&r, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act, true, now_ns);
-	mutex_unlock(&n->lock);
-	return ret;
-}
-
-/**
- * uidgen_node_state() - Which node ID is set, and how.
- * @n: the node
- * @node: out: the node ID set, pending or active, or UIDGEN_NODE_NONE
- *
- * Context: any (a snapshot: may be stale when it returns).
- * Return: UIDGEN_NODE_STATE_NONE, _PENDING or _ACTIVE.
- */
-u32 uidgen_node_state(struct uidgen_node_ctl *n, u32 *node)
-{
-	int active = READ_ONCE(n->node);
-	u32 pending = READ_ONCE(n->pending);
-
-	if (active >= 0) {
-		*node = active;
-		return UIDGEN_NODE_STATE_ACTIVE;
-	}
-	*node = pending;
-	return pending == UIDGEN_NODE_NONE ? UIDGEN_NODE_STATE_NONE :
-	       UIDGEN_NODE_STATE_PENDING;
+	return s->state;
 }

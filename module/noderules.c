@@ -24,7 +24,7 @@
 #include "noderules.h"
 
 /**
- * uidgen_rules_init() - No node ID, none pending, no token seen.
+ * uidgen_rules_init() - No node ID, no token seen.
  * @s: the state
  * @node_bits: width of the layout's node field
  *
@@ -35,7 +35,6 @@ void uidgen_rules_init(struct uidgen_node_rules *s, unsigned int node_bits)
 	*s = (struct uidgen_node_rules) {
 		.node_bits = node_bits,
 		.node = UIDGEN_NODE_NONE,
-		.pending = UIDGEN_NODE_NONE,
 		.deadline_boot_ns = UIDGEN_RULES_NO_DEADLINE,
 	};
 }
@@ -44,7 +43,7 @@ void uidgen_rules_init(struct uidgen_node_rules *s, unsigned int node_bits)
  * uidgen_rules_fence() - The state a revoke leaves.
  * @s: the state
  *
- * No node ID in force or pending, no token, grant or deadline. The floor
+ * No node ID in force, no token, grant or deadline. The floor
  * and the highest token seen stay: they outlive every assignment.
  *
  * Context: any.
@@ -52,7 +51,6 @@ void uidgen_rules_init(struct uidgen_node_rules *s, unsigned int node_bits)
 void uidgen_rules_fence(struct uidgen_node_rules *s)
 {
 	s->node = UIDGEN_NODE_NONE;
-	s->pending = UIDGEN_NODE_NONE;
 	s->token = 0;
 	s->grant_unix_ns = 0;
 	s->deadline_boot_ns = UIDGEN_RULES_NO_DEADLINE;
@@ -148,7 +146,6 @@ static int uidgen_rules_do_assign(struct uidgen_node_rules *s,
 	/* IDs under the new node start in a tick no slot used yet. */
 	s->grant_unix_ns = req->grant_unix_ns;
 	s->deadline_boot_ns = deadline;
-	s->pending = UIDGEN_NODE_NONE;
 	s->node = req->node_id;
 	*act |= UIDGEN_RULES_FENCE_SLOTS | UIDGEN_RULES_SET_GRANT |
 		UIDGEN_RULES_DEADLINE | UIDGEN_RULES_PUBLISH;
@@ -236,8 +233,8 @@ int uidgen_rules_renew(struct uidgen_node_rules *s,
  * @now_ns: CLOCK_BOOTTIME now
  * @act: out: the actions
  *
- * A pending node ID is cleared too. Every accepted revoke fences, even
- * with nothing in force or right after the lease's own end.
+ * Every accepted revoke fences, even with nothing in force or right after
+ * the lease's own end.
  *
  * Context: any.
  * Return: 0, or -ESTALE if @node or @token is not the one in force (a
@@ -255,92 +252,4 @@ int uidgen_rules_revoke(struct uidgen_node_rules *s, u32 node, u64 token,
 	uidgen_rules_fence(s);
 	*act |= UIDGEN_RULES_REVOKE;
 	return 0;
-}
-
-/**
- * uidgen_rules_set_pending() - Set a node ID whose floor is still to come.
- * @s: the state
- * @node: the node ID
- * @now_ns: CLOCK_BOOTTIME now
- * @act: out: the actions
- *
- * Context: any.
- * Return: 0 (also if @node is already in force); -ERANGE if it does not
- * fit; -EBUSY if another node ID is in force.
- */
-int uidgen_rules_set_pending(struct uidgen_node_rules *s, u32 node,
-			     u64 now_ns, unsigned int *act)
-{
-	*act = 0;
-	uidgen_rules_expire(s, now_ns, act);
-	if (node >= (1ULL << s->node_bits))
-		return -ERANGE;
-	if (s->node != UIDGEN_NODE_NONE)
-		return s->node == node ? 0 : -EBUSY;
-	s->pending = node;
-	*act |= UIDGEN_RULES_PENDING;
-	return 0;
-}
-
-/* Complete the pending node ID: @floor_unix_ns, or 0 for a new one. */
-static int uidgen_rules_complete(struct uidgen_node_rules *s,
-				 u64 floor_unix_ns, u64 now_ns,
-				 unsigned int *act)
-{
-	struct uidgen_rules_req req = {
-		.node_id = s->pending,
-		.new = !floor_unix_ns,
-		.floor_unix_ns = floor_unix_ns,
-	};
-
-	return uidgen_rules_do_assign(s, &req, now_ns, act);
-}
-
-/**
- * uidgen_rules_floor() - Raise the floor; complete a pending node ID.
- * @s: the state
- * @floor_unix_ns: Unix ns: the tick containing it and all earlier ones are
- *	never issued from now on
- * @now_ns: CLOCK_BOOTTIME now
- * @act: out: the actions
- *
- * Context: any.
- * Return: 0, or as uidgen_rules_assign() when it completes a pending
- * node ID.
- */
-int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_unix_ns,
-		       u64 now_ns, unsigned int *act)
-{
-	*act = 0;
-	uidgen_rules_expire(s, now_ns, act);
-	if (s->pending != UIDGEN_NODE_NONE)
-		/* A floor of 0 would be "new" without saying so. */
-		return floor_unix_ns ?
-		       uidgen_rules_complete(s, floor_unix_ns, now_ns, act) :
-		       -EINVAL;
-	if (floor_unix_ns > s->floor_unix_ns) {
-		s->floor_unix_ns = floor_unix_ns;
-		*act |= UIDGEN_RULES_FLOOR;
-	}
-	return 0;
-}
-
-/**
- * uidgen_rules_new() - Activate the pending node ID: it never issued.
- * @s: the state
- * @now_ns: CLOCK_BOOTTIME now
- * @act: out: the actions
- *
- * Context: any.
- * Return: 0 (also if a node ID is in force), or -ENOENT if none is
- * pending.
- */
-int uidgen_rules_new(struct uidgen_node_rules *s, u64 now_ns,
-		     unsigned int *act)
-{
-	*act = 0;
-	uidgen_rules_expire(s, now_ns, act);
-	if (s->pending != UIDGEN_NODE_NONE)
-		return uidgen_rules_complete(s, 0, now_ns, act);
-	return s->node != UIDGEN_NODE_NONE ? 0 : -ENOENT;
 }

@@ -26,7 +26,7 @@
  */
 /* The lease deadline passed: revoke the node ID in force (a fence). */
 #define UIDGEN_RULES_EXPIRE	0x01U
-/* A revoke: fence whatever is in force, and any pending node ID. */
+/* A revoke: fence whatever is in force. */
 #define UIDGEN_RULES_REVOKE	0x02U
 /* Raise the generator's floor to @floor_unix_ns; this one step may fail. */
 #define UIDGEN_RULES_FLOOR	0x04U
@@ -38,10 +38,8 @@
 #define UIDGEN_RULES_RAISE_GRANT 0x20U
 /* Move the lease deadline to @deadline_boot_ns (arm or cancel its timer). */
 #define UIDGEN_RULES_DEADLINE	0x40U
-/* A node ID was set pending (nothing issued under it yet). */
-#define UIDGEN_RULES_PENDING	0x80U
 /* Publish @node, last: all of the above comes with it. */
-#define UIDGEN_RULES_PUBLISH	0x100U
+#define UIDGEN_RULES_PUBLISH	0x80U
 
 /**
  * struct uidgen_rules_req - an assignment or renew, as the rules see it
@@ -66,7 +64,6 @@ struct uidgen_rules_req {
  * struct uidgen_node_rules - the node's state, as the rules see it
  * @node_bits: width of the node field: node IDs are below 1 << @node_bits
  * @node: the node ID in force, or UIDGEN_NODE_NONE
- * @pending: a node ID set without its floor, or UIDGEN_NODE_NONE
  * @token: fencing token of the assignment in force (0: none)
  * @max_token: the highest token any assignment carried (this load)
  * @floor_unix_ns: the highest floor applied (Unix ns, 0: none); only rises,
@@ -74,13 +71,10 @@ struct uidgen_rules_req {
  * @grant_unix_ns: the grant of the assignment in force (Unix ns, 0: none)
  * @deadline_boot_ns: CLOCK_BOOTTIME at which @node stops
  *	(UIDGEN_RULES_NO_DEADLINE: never)
- *
- * At most one of @node and @pending is set.
  */
 struct uidgen_node_rules {
 	unsigned int node_bits;
 	u32 node;
-	u32 pending;
 	u64 token;
 	u64 max_token;
 	u64 floor_unix_ns;
@@ -100,11 +94,5 @@ int uidgen_rules_renew(struct uidgen_node_rules *s,
 		       unsigned int *act);
 int uidgen_rules_revoke(struct uidgen_node_rules *s, u32 node, u64 token,
 			u64 now_ns, unsigned int *act);
-int uidgen_rules_set_pending(struct uidgen_node_rules *s, u32 node,
-			     u64 now_ns, unsigned int *act);
-int uidgen_rules_floor(struct uidgen_node_rules *s, u64 floor_unix_ns,
-		       u64 now_ns, unsigned int *act);
-int uidgen_rules_new(struct uidgen_node_rules *s, u64 now_ns,
-		     unsigned int *act);
 
 #endif /* _UIDGEN_NODERULES_H */

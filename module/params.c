@@ -1,29 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module parameters, the status files in /sys/class/uidgen/uid/ and
- * the debugfs slot table.
+ * The module parameters (status.c has the status files, debugfs and the
+ * log line when the ID clock and the wall clock come apart).
  *
- * Locking: the kernel calls every parameter's set and get with the
- * module's kernel_param_lock held, and uidgen_init() and uidgen_exit()
- * take it too while they move uidgen_phase. So a parameter written while
- * the module loads is either seen by init (which checks it like a load
- * parameter) or applied after init, with the checks a live write gets; and
- * once the module is going, or failed to load, writes get ENODEV instead of
- * touching memory that is being freed.
- *
- * Numbers are decimal: a node ID of 010 is ten, never octal eight.
+ * Every parameter is read-only once the module is loaded: they fix the
+ * layout and the generator's limits for the life of the load. The node ID
+ * is not one of them: it is assigned, renewed and revoked only through the
+ * ioctls (dev.c, node.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
-#include <linux/debugfs.h>
-#include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/seq_file.h>
 #include <linux/sysfs.h>
-#include <linux/timekeeping.h>
 
 #include <linux/uidgen.h>
 
@@ -58,203 +48,7 @@ static unsigned int min_life_days = 30;
 module_param(min_life_days, uint, 0444);
 MODULE_PARM_DESC(min_life_days, "Refuse a layout whose timestamp field runs out sooner (default 30)");
 
-/*
- * Who may open /dev/uid. Reading IDs needs no privilege, as reading
- * /dev/urandom does not: IDs are not secret. But every reader draws on
- * its CPU's slot, so a reader in a loop can use up each tick's sequence
- * and make other callers on that CPU wait for the next tick. That costs
- * time, never a duplicate. Where local users are not trusted with that,
- * give the device to a group: dev_mode=0440 dev_gid=GID.
- */
-unsigned int uidgen_dev_mode = 0444;
-unsigned int uidgen_dev_gid;
-
-/* Where the module is in its life; changed under kernel_param_lock. */
-static enum {
-	UIDGEN_LOADING,		/* parameters are recorded for init */
-	UIDGEN_LIVE,		/* parameters act on the generator */
-	UIDGEN_GONE,		/* unloading, or init failed: ENODEV */
-} uidgen_phase;
-
-/* Load-time node_id, floor_ms and node_new, for uidgen_params_start(). */
-static int uidgen_load_node = -1;
-static u64 uidgen_load_floor_ms;
-static bool uidgen_load_new;
-
-/* Log the bad value of a write that is refused, and say what is allowed. */
-#define uidgen_param_err(kp, val, why) \
-	pr_err_ratelimited("%s=%s: %s\n", (kp)->name, strim(val), why)
-
-/* Parameter writes after load need CAP_SYS_ADMIN; none once going. */
-static int uidgen_param_live(void)
-{
-	if (uidgen_phase == UIDGEN_GONE)
-		return -ENODEV;
-	return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
-}
-
-static int uidgen_dev_mode_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int mode;
-
-	if (kstrtouint(val, 8, &mode) || !mode || mode & ~0444U) {
-		pr_err("dev_mode=%s: give read bits in octal, 0400 to 0444; /dev/uid cannot be written\n",
-		       val);
-		return -EINVAL;
-	}
-	uidgen_dev_mode = mode;
-	return 0;
-}
-
-static int uidgen_dev_mode_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%04o\n", uidgen_dev_mode);
-}
-
-static const struct kernel_param_ops uidgen_dev_mode_ops = {
-	.set	= uidgen_dev_mode_set,
-	.get	= uidgen_dev_mode_get,
-};
-module_param_cb(dev_mode, &uidgen_dev_mode_ops, NULL, 0444);
-MODULE_PARM_DESC(dev_mode, "Permissions of /dev/uid in octal, read bits only (default 0444)");
-module_param_named(dev_gid, uidgen_dev_gid, uint, 0444);
-MODULE_PARM_DESC(dev_gid, "Group ID that owns /dev/uid (default 0)");
-
-static int uidgen_node_param_set(const char *val, const struct kernel_param *kp)
-{
-	char buf[16];
-	int node, ret;
-
-	strscpy(buf, val, sizeof(buf));
-	ret = kstrtoint(val, 10, &node);
-	if (ret || node < -1) {
-		uidgen_param_err(kp, buf, "give a node ID in decimal, or -1 to revoke");
-		return ret ?: -EINVAL;
-	}
-	if (uidgen_phase == UIDGEN_LOADING) {
-		/* Nothing to revoke yet: leave node_id out instead. */
-		if (node < 0)
-			return -EINVAL;
-		/* Checked against node_bits by uidgen_params_start(). */
-		uidgen_load_node = node;
-		return 0;
-	}
-	ret = uidgen_param_live();
-	if (ret)
-		return ret;
-	if (node == -1)
-		return uidgen_node_revoke(&uidgen_dev_node, UIDGEN_NODE_NONE, 0,
-					  "by the administrator");
-	return uidgen_node_set_pending(&uidgen_dev_node, node);
-}
-
-static int uidgen_node_param_get(char *buf, const struct kernel_param *kp)
-{
-	u32 node;
-
-	if (uidgen_phase == UIDGEN_LOADING)
-		return sysfs_emit(buf, "%d\n", uidgen_load_node);
-	if (uidgen_node_state(&uidgen_dev_node, &node) == UIDGEN_NODE_STATE_NONE)
-		return sysfs_emit(buf, "-1\n");
-	return sysfs_emit(buf, "%u\n", node);
-}
-
-static const struct kernel_param_ops uidgen_node_param_ops = {
-	.set	= uidgen_node_param_set,
-	.get	= uidgen_node_param_get,
-};
-module_param_cb(node_id, &uidgen_node_param_ops, NULL, 0644);
-MODULE_PARM_DESC(node_id, "This machine's node ID, decimal, 0..2^node_bits-1: pending (nothing issued) until its floor_ms or node_new=1 arrives; writing -1 revokes");
-
-static int uidgen_floor_param_set(const char *val, const struct kernel_param *kp)
-{
-	char buf[24];
-	u64 floor_ms;
-	int ret;
-
-	strscpy(buf, val, sizeof(buf));
-	ret = kstrtou64(val, 10, &floor_ms);
-	if (ret) {
-		uidgen_param_err(kp, buf, "give Unix time in ms, in decimal");
-		return ret;
-	}
-	if (uidgen_phase == UIDGEN_LOADING) {
-		uidgen_load_floor_ms = floor_ms;
-		return 0;
-	}
-	ret = uidgen_param_live();
-	if (ret)
-		return ret;
-	if (floor_ms > U64_MAX / NSEC_PER_MSEC) {
-		uidgen_param_err(kp, buf, "leaves no tick before the timestamp field runs out");
-		return -EOVERFLOW;
-	}
-	if (floor_ms * NSEC_PER_MSEC < READ_ONCE(uidgen_dev_node.floor_unix_ns)) {
-		uidgen_param_err(kp, buf, "is below the floor in force: floors only rise");
-		return -EINVAL;
-	}
-	if (!floor_ms) {
-		uidgen_param_err(kp, buf, "a floor of 0 says nothing: for a node ID that never issued, write node_new");
-		return -EINVAL;
-	}
-	ret = uidgen_node_floor(&uidgen_dev_node, floor_ms * NSEC_PER_MSEC);
-	if (ret)
-		uidgen_param_err(kp, buf, "leaves no tick before the timestamp field runs out");
-	else
-		pr_info("floor %llu ms\n", floor_ms);
-	return ret;
-}
-
-static int uidgen_floor_param_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_phase == UIDGEN_LOADING ?
-			  uidgen_load_floor_ms :
-			  DIV_ROUND_UP_ULL(READ_ONCE(uidgen_dev_node.floor_unix_ns),
-					   NSEC_PER_MSEC));
-}
-
-static const struct kernel_param_ops uidgen_floor_param_ops = {
-	.set	= uidgen_floor_param_set,
-	.get	= uidgen_floor_param_get,
-};
-module_param_cb(floor_ms, &uidgen_floor_param_ops, NULL, 0644);
-MODULE_PARM_DESC(floor_ms, "Never issue a tick that contains this Unix time in ms or an earlier one (decimal; only rises); completes a pending node_id");
-
-static int uidgen_new_param_set(const char *val, const struct kernel_param *kp)
-{
-	char buf[8];
-	bool yes;
-	int ret;
-
-	strscpy(buf, val, sizeof(buf));
-	if (kstrtobool(val, &yes)) {
-		uidgen_param_err(kp, buf, "give 1 to say the node ID never issued an ID");
-		return -EINVAL;
-	}
-	if (uidgen_phase == UIDGEN_LOADING) {
-		uidgen_load_new = yes;
-		return 0;
-	}
-	ret = uidgen_param_live();
-	if (ret || !yes)
-		return ret;
-	ret = uidgen_node_new(&uidgen_dev_node);
-	if (ret == -ENOENT)
-		uidgen_param_err(kp, buf, "no node ID is pending: write node_id first");
-	return ret;
-}
-
-static int uidgen_new_param_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", uidgen_load_new);
-}
-
-static const struct kernel_param_ops uidgen_new_param_ops = {
-	.set	= uidgen_new_param_set,
-	.get	= uidgen_new_param_get,
-};
-module_param_cb(node_new, &uidgen_new_param_ops, NULL, 0644);
-MODULE_PARM_DESC(node_new, "1: node_id has never issued an ID anywhere, so it needs no floor (first start only)");
+static unsigned int max_borrow_ticks;
 
 static int uidgen_borrow_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -266,30 +60,24 @@ static int uidgen_borrow_param_set(const char *val, const struct kernel_param *k
 		return ret;
 	if (borrow > UIDGEN_BORROW_MAX)
 		return -ERANGE;
-	if (uidgen_phase != UIDGEN_LOADING) {
-		ret = uidgen_param_live();
-		if (ret)
-			return ret;
-	}
-	/* uidgen_gen_init() leaves max_borrow alone: this holds at load too. */
-	WRITE_ONCE(uidgen_dev_gen.max_borrow, borrow);
+	max_borrow_ticks = borrow;
 	return 0;
 }
 
 static int uidgen_borrow_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(uidgen_dev_gen.max_borrow));
+	return sysfs_emit(buf, "%u\n", max_borrow_ticks);
 }
 
 static const struct kernel_param_ops uidgen_borrow_param_ops = {
 	.set	= uidgen_borrow_param_set,
 	.get	= uidgen_borrow_param_get,
 };
-module_param_cb(max_borrow_ticks, &uidgen_borrow_param_ops, NULL, 0644);
+module_param_cb(max_borrow_ticks, &uidgen_borrow_param_ops, NULL, 0444);
 MODULE_PARM_DESC(max_borrow_ticks, "How many ticks ahead of the clock a slot may run before callers wait (0..1000000, default 0)");
 
 static unsigned int clock_step_ms = 1000;
-module_param(clock_step_ms, uint, 0644);
+module_param(clock_step_ms, uint, 0444);
 MODULE_PARM_DESC(clock_step_ms, "Log when the ID clock and the wall clock are this many ms apart (default 1000, 0: never)");
 
 /**
@@ -320,326 +108,23 @@ u64 uidgen_params_min_life_ms(void)
 }
 
 /**
- * uidgen_params_start() - Apply the load-time node_id, floor_ms, node_new.
- *
- * The generator and its node are set up. From here on parameter writes act
- * on them.
- *
- * Context: module init, with kernel_param_lock(THIS_MODULE) held.
- * Return: 0, or -EINVAL (and a log line) if they do not fit the layout.
- */
-int uidgen_params_start(void)
-{
-	struct uidgen_node_ctl *n = &uidgen_dev_node;
-	int node = uidgen_load_node;
-	int ret;
-
-	if (node >= 0 && node >= (1LL << node_bits)) {
-		pr_err("node_id=%d does not fit node_bits=%u, allowed 0..%llu\n",
-		       node, node_bits, (1ULL << node_bits) - 1);
-		return -EINVAL;
-	}
-	if (uidgen_load_new && node < 0) {
-		pr_err("node_new=1 says node_id never issued, but no node_id is given\n");
-		return -EINVAL;
-	}
-	if (uidgen_load_floor_ms > U64_MAX / NSEC_PER_MSEC) {
-		pr_err("floor_ms=%llu leaves no tick before the timestamp field runs out\n",
-		       uidgen_load_floor_ms);
-		return -EOVERFLOW;
-	}
-	if (uidgen_load_floor_ms) {
-		ret = uidgen_node_floor(n, uidgen_load_floor_ms * NSEC_PER_MSEC);
-		if (ret) {
-			pr_err("floor_ms=%llu leaves no tick before the timestamp field runs out\n",
-			       uidgen_load_floor_ms);
-			return ret;
-		}
-	}
-	if (node >= 0 && (uidgen_load_floor_ms || uidgen_load_new)) {
-		/*
-		 * The node ID and its floor (or node_new) together: assign it
-		 * in one step, so the log says only "assigned", not first
-		 * "pending ... use node_new=1". floor_ms wins over node_new.
-		 */
-		struct uidgen_rules_req req = {
-			.node_id = node,
-			.new = !uidgen_load_floor_ms,
-			.floor_unix_ns = uidgen_load_floor_ms * NSEC_PER_MSEC,
-		};
-
-		ret = uidgen_node_assign(n, &req);
-		if (ret)
-			return ret;
-	} else if (node >= 0) {
-		ret = uidgen_node_set_pending(n, node);
-		if (ret)
-			return ret;
-	}
-	uidgen_phase = UIDGEN_LIVE;
-	return 0;
-}
-
-/**
- * uidgen_params_stop() - From now on parameter writes fail with ENODEV.
- *
- * Context: module exit or failed init, with kernel_param_lock held.
- */
-void uidgen_params_stop(void)
-{
-	uidgen_phase = UIDGEN_GONE;
-}
-
-/* sysfs, on the device: /sys/class/uidgen/uid/ */
-
-static ssize_t anchor_ms_show(struct device *dev, struct device_attribute *attr,
-			      char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_dev_gen.anchor_ms);
-}
-static DEVICE_ATTR_RO(anchor_ms);
-
-static ssize_t exhausts_at_ms_show(struct device *dev,
-				   struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_exhausts_at_ms(&uidgen_dev_gen.l));
-}
-static DEVICE_ATTR_RO(exhausts_at_ms);
-
-static ssize_t high_water_ms_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	u64 high = uidgen_high_water(&uidgen_dev_gen);
-
-	return sysfs_emit(buf, "%llu\n",
-			  high ? uidgen_tick_end_ms(&uidgen_dev_gen, high) : 0);
-}
-static DEVICE_ATTR_RO(high_water_ms);
-
-/* The Unix time the generator's clock reads, in ns. */
-static u64 uidgen_id_clock_ns(void)
-{
-	return uidgen_clock_ns(&uidgen_dev_gen, ktime_get_boottime_ns()) +
-	       uidgen_dev_gen.l.epoch_ms * NSEC_PER_MSEC;
-}
-
-static ssize_t now_ms_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	u64 now = uidgen_tick(&uidgen_dev_gen, ktime_get_boottime_ns());
-
-	/* The Unix time the generator's clock reads, in ms (tick start). */
-	return sysfs_emit(buf, "%llu\n", uidgen_tick_end_ms(&uidgen_dev_gen, now) -
-			  DIV_ROUND_UP(uidgen_dev_gen.l.tick_us, USEC_PER_MSEC));
-}
-static DEVICE_ATTR_RO(now_ms);
-
-/* The ID clock minus the wall clock, in ms: what clock steps left. */
-static s64 uidgen_clock_offset_ms(void)
-{
-	s64 d = (s64)(uidgen_id_clock_ns() - ktime_get_real_ns());
-
-	return d < 0 ? -(s64)div_u64(-d, NSEC_PER_MSEC) :
-	       (s64)div_u64(d, NSEC_PER_MSEC);
-}
-
-static ssize_t clock_offset_ms_show(struct device *dev,
-				    struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lld\n", uidgen_clock_offset_ms());
-}
-static DEVICE_ATTR_RO(clock_offset_ms);
-
-/* One counter summed over the slots; @off is its offset in the slot. */
-static u64 uidgen_slot_sum(size_t off)
-{
-	u64 sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < uidgen_dev_gen.nr_slots; i++)
-		sum += atomic64_read((atomic64_t *)((char *)&uidgen_dev_gen.slots[i] + off));
-	return sum;
-}
-
-/* IDs slot @slot issued, or all slots' with @slot = -1. */
-static u64 uidgen_issued_sum(int slot)
-{
-	unsigned int i;
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < uidgen_dev_gen.nr_slots; i++)
-			if (slot < 0 || i == slot)
-				sum += *per_cpu_ptr(&uidgen_issued[i], cpu);
-	return sum;
-}
-
-static ssize_t issued_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", uidgen_issued_sum(-1));
-}
-static DEVICE_ATTR_RO(issued);
-
-static ssize_t waits_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  uidgen_slot_sum(offsetof(struct uidgen_slot, waits)));
-}
-static DEVICE_ATTR_RO(waits);
-
-static ssize_t behind_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  uidgen_slot_sum(offsetof(struct uidgen_slot, behind)));
-}
-static DEVICE_ATTR_RO(behind);
-
-static ssize_t node_state_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	static const char * const names[] = { "none", "pending", "active" };
-	u32 node;
-
-	return sysfs_emit(buf, "%s\n",
-			  names[uidgen_node_state(&uidgen_dev_node, &node)]);
-}
-static DEVICE_ATTR_RO(node_state);
-
-static ssize_t grant_ms_show(struct device *dev, struct device_attribute *attr,
-			     char *buf)
-{
-	u64 grant = READ_ONCE(uidgen_dev_gen.grant_tick);
-
-	return sysfs_emit(buf, "%llu\n", grant == UIDGEN_NO_GRANT ? 0 :
-			  uidgen_tick_end_ms(&uidgen_dev_gen, grant));
-}
-static DEVICE_ATTR_RO(grant_ms);
-
-static ssize_t grant_waits_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&uidgen_dev_node.grant_waits));
-}
-static DEVICE_ATTR_RO(grant_waits);
-
-static ssize_t deadline_ns_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	u64 deadline = READ_ONCE(uidgen_dev_node.deadline_boot_ns);
-
-	return sysfs_emit(buf, "%llu\n", deadline == U64_MAX ? 0 : deadline);
-}
-static DEVICE_ATTR_RO(deadline_ns);
-
-static ssize_t token_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(uidgen_dev_node.token));
-}
-static DEVICE_ATTR_RO(token);
-
-static struct attribute *uidgen_attrs[] = {
-	&dev_attr_anchor_ms.attr,
-	&dev_attr_exhausts_at_ms.attr,
-	&dev_attr_high_water_ms.attr,
-	&dev_attr_now_ms.attr,
-	&dev_attr_clock_offset_ms.attr,
-	&dev_attr_issued.attr,
-	&dev_attr_waits.attr,
-	&dev_attr_behind.attr,
-	&dev_attr_node_state.attr,
-	&dev_attr_grant_ms.attr,
-	&dev_attr_grant_waits.attr,
-	&dev_attr_deadline_ns.attr,
-	&dev_attr_token.attr,
-	NULL,
-};
-
-static const struct attribute_group uidgen_group = {
-	.attrs = uidgen_attrs,
-};
-
-const struct attribute_group *uidgen_groups[] = {
-	&uidgen_group,
-	NULL,
-};
-
-/**
- * uidgen_clock_check() - Log a gap between the ID clock and the wall clock.
- *
- * Says so when the two come more than clock_step_ms apart (a wall-clock
- * step during this load, or a floor that put the ID clock ahead), and
- * again only when the gap moves by as much again: once per step, not once
- * per check, and not while a floor's lead heals (the gap shrinking).
- *
- * Context: process; called from one delayed work only.
- */
-void uidgen_clock_check(void)
-{
-	static s64 logged;
-	unsigned int limit = READ_ONCE(clock_step_ms);
-	s64 off = uidgen_clock_offset_ms();
-
-	if (!limit || abs(off) <= limit) {
-		logged = 0;
-		return;
-	}
-	/* Moved by less than the limit, or shrinking on the same side. */
-	if (abs(off - logged) <= limit ||
-	    ((off ^ logged) >= 0 && abs(off) < abs(logged)))
-		return;
-	logged = off;
-	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
-		abs(off), off > 0 ? "ahead of" : "behind");
-}
-
-/* debugfs: the per-slot table, /sys/kernel/debug/uidgen/slots */
-
-static int uidgen_slots_show(struct seq_file *m, void *v)
-{
-	struct uidgen_gen *g = &uidgen_dev_gen;
-	u64 now = uidgen_tick(g, ktime_get_boottime_ns());
-	unsigned int i;
-
-	seq_puts(m, "slot issued waits behind last_tick borrowed\n");
-	for (i = 0; i < g->nr_slots; i++) {
-		struct uidgen_slot *s = &g->slots[i];
-		u64 tick = (u64)atomic64_read(&s->last) >> g->l.seq_bits;
-
-		seq_printf(m, "%u %llu %lld %lld %llu %llu\n", i,
-			   uidgen_issued_sum(i), atomic64_read(&s->waits),
-			   atomic64_read(&s->behind), tick,
-			   tick > now ? tick - now : 0);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(uidgen_slots);
-
-static struct dentry *uidgen_debugfs;
-
-/**
- * uidgen_debugfs_init() - Create /sys/kernel/debug/uidgen/slots.
+ * uidgen_params_max_borrow() - max_borrow_ticks.
  *
  * Context: module init.
+ * Return: how many ticks ahead of the clock a slot may run.
  */
-void uidgen_debugfs_init(void)
+unsigned int uidgen_params_max_borrow(void)
 {
-	uidgen_debugfs = debugfs_create_dir("uidgen", NULL);
-	debugfs_create_file("slots", 0400, uidgen_debugfs, NULL,
-			    &uidgen_slots_fops);
+	return max_borrow_ticks;
 }
 
 /**
- * uidgen_debugfs_exit() - Remove it.
+ * uidgen_params_clock_step_ms() - clock_step_ms.
  *
- * Context: module exit.
+ * Return: the gap between the ID clock and the wall clock, in ms, beyond
+ * which the clock check logs (0: never).
  */
-void uidgen_debugfs_exit(void)
+unsigned int uidgen_params_clock_step_ms(void)
 {
-	debugfs_remove(uidgen_debugfs);
+	return clock_step_ms;
 }

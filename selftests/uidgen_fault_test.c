@@ -2,9 +2,9 @@
 /*
  * kselftests for faults: the wall clock stepping while CPUs mint, CPU
  * hotplug, a floor's lead healing, revoking the node ID under load, and
- * floors. Run as root with
- * the module freshly loaded with node_id=$UIDGEN_NODE; the tests run in
- * order and the last ones change the node ID and the floor.
+ * floors. Run as root with the module freshly loaded and node ID
+ * $UIDGEN_NODE assigned (as new); the tests run in order and the last
+ * ones change the node ID and the floor.
  */
 #include <linux/userfaultfd.h>
 #include <limits.h>
@@ -249,12 +249,12 @@ TEST_F_TIMEOUT(fault, cpu_hotplug, 300)
 	EXPECT_EQ(0, verify(_metadata, &self->info, m, 2));
 }
 
-/* A number from /sys/class/uidgen/uid/, or LONG_MIN if it cannot be read. */
+/* A number from /sys/class/misc/uid/, or LONG_MIN if it cannot be read. */
 static long uid_attr(const char *name)
 {
 	char path[128], buf[64];
 
-	snprintf(path, sizeof(path), "/sys/class/uidgen/uid/%s", name);
+	snprintf(path, sizeof(path), "/sys/class/misc/uid/%s", name);
 	if (read_file(path, buf, sizeof(buf)))
 		return LONG_MIN;
 	return strtol(buf, NULL, 10);
@@ -287,7 +287,6 @@ TEST_F_TIMEOUT(fault, floor_lead_heals, 120)
 	struct minter m[2], after[2];
 	atomic_int stop = 0;
 	long long floor_ms;
-	char buf[32];
 	size_t k;
 	int i;
 
@@ -297,8 +296,9 @@ TEST_F_TIMEOUT(fault, floor_lead_heals, 120)
 		ASSERT_EQ(0, start(&m[i], self->fd, i, &stop, NULL));
 	usleep(200000);
 	floor_ms = uid_attr("now_ms") + 2000;
-	snprintf(buf, sizeof(buf), "%lld", floor_ms);
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "floor_ms", buf));
+	/* The node ID in force again, with a floor: only the floor moves. */
+	ASSERT_EQ(0, assign(self->fd, 0, self->node, floor_ms * 1000000ULL,
+			    0, 0, 0));
 	t0 = boottime_ns();
 	lead = uid_attr("clock_offset_ms") - before;
 	ASSERT_EQ(8, read(self->fd, &id, 8));
@@ -397,7 +397,7 @@ TEST_F_TIMEOUT(fault, revoke_is_a_fence, 300)
 
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
 	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
-	EXPECT_EQ(-1, param_long("node_id"));
+	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, self->info.node_state);
 	errno = 0;
 	EXPECT_EQ(-1, read(self->fd, &id, 8));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
@@ -419,8 +419,8 @@ TEST_F_TIMEOUT(fault, revoke_is_a_fence, 300)
 		EXPECT_EQ(self->node ^ 1, split(&self->info, id).node);
 	}
 
-	/* Revoking through sysfs, and back to the original node ID. */
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
+	/* Revoking, and back to the original node ID. */
+	ASSERT_EQ(0, node_revoke(self->fd, UIDGEN_NODE_NONE, 0));
 	errno = 0;
 	EXPECT_EQ(-1, read(self->fd, &id, 8));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
@@ -475,6 +475,7 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 	struct uffdio_copy cp = { 0 };
 	struct pollfd pfd;
 	struct uffd_msg msg;
+	struct uidgen_info after;
 	pthread_t tb, tr;
 	size_t len = getpagesize();
 	char *page, *zero;
@@ -504,7 +505,8 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 		usleep(10000);
 	EXPECT_EQ(1, atomic_load(&rv.done)) TH_LOG("the revoke waited for a stalled copy");
 	EXPECT_EQ(0, atomic_load(&b.done));
-	EXPECT_EQ(-1, param_long("node_id"));
+	ASSERT_EQ(0, get_info(self->fd, &after));
+	EXPECT_EQ(UIDGEN_NODE_NONE, after.node_id);
 
 	cp.dst = (uintptr_t)page;
 	cp.src = (uintptr_t)zero;
@@ -526,8 +528,21 @@ TEST_F(fault, revoke_not_held_up_by_a_stalled_copy)
 
 static int nobody_floor(void *arg)
 {
-	(void)arg;
-	return -write_file(UIDGEN_PARAM "floor_ms", "99999999999999");
+	int fd = open(UIDGEN_DEV, O_RDONLY);
+	const uint32_t *node = arg;
+
+	if (fd < 0)
+		return 100;
+	if (assign(fd, 0, *node, 9999999999999ULL * 1000000, 0, 0, 0) != -1)
+		return 101;
+	return errno;
+}
+
+static uint64_t floor_ns(int fd)
+{
+	struct uidgen_info in;
+
+	return get_info(fd, &in) ? 0 : in.floor_unix_ns;
 }
 
 /* A floor an hour ahead: the very next ID is past it. */
@@ -536,14 +551,13 @@ TEST_F(fault, floor_moves_ids_forward)
 	uint64_t id, before, floor_tick;
 	long long floor_ms, now_ms = (wall_tick(&self->info) *
 		self->info.tick_ns + self->info.epoch_unix_ns) / 1000000;
-	char buf[32];
 
 	ASSERT_EQ(0, pin_cpu(0));
 	ASSERT_EQ(8, read(self->fd, &before, 8));
 	floor_ms = now_ms + 3600 * 1000;
-	snprintf(buf, sizeof(buf), "%lld", floor_ms);
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "floor_ms", buf));
-	EXPECT_EQ(floor_ms, param_long("floor_ms"));
+	ASSERT_EQ(0, assign(self->fd, 0, self->node, floor_ms * 1000000ULL,
+			    0, 0, 0));
+	EXPECT_EQ(floor_ms * 1000000ULL, floor_ns(self->fd));
 	floor_tick = (floor_ms * 1000000 - self->info.epoch_unix_ns) /
 		     self->info.tick_ns;
 
@@ -553,17 +567,19 @@ TEST_F(fault, floor_moves_ids_forward)
 	/* It runs on from there (at 15/16 while it heals): within 2 s of the floor. */
 	EXPECT_GT(floor_tick + 2000000000 / self->info.tick_ns,
 		  split(&self->info, id).tick);
-	EXPECT_LE(floor_ms, param_long("../../../class/uidgen/uid/now_ms"));
+	EXPECT_LE(floor_ms, param_long("../../../class/misc/uid/now_ms"));
 
-	/* A floor only moves forward; only root moves it. */
-	snprintf(buf, sizeof(buf), "%lld", floor_ms - 1);
-	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "floor_ms", buf));
-	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "floor_ms", "99999999999999999999999"));
-	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "floor_ms", "soon"));
-	EXPECT_EQ(EACCES, as_nobody(nobody_floor, NULL));
-	EXPECT_EQ(floor_ms, param_long("floor_ms"));
+	/* A floor only moves forward (a lower one is no change); only root moves it. */
+	EXPECT_EQ(0, assign(self->fd, 0, self->node, (floor_ms - 1) * 1000000ULL,
+			    0, 0, 0));
+	EXPECT_EQ(EPERM, as_nobody(nobody_floor, &self->node));
+	EXPECT_EQ(floor_ms * 1000000ULL, floor_ns(self->fd));
 	/* Past the end of the timestamp field: nothing left to issue. */
-	EXPECT_EQ(-EOVERFLOW, write_file(UIDGEN_PARAM "floor_ms", "99999999999999"));
+	errno = 0;
+	EXPECT_EQ(-1, assign(self->fd, 0, self->node, 9999999999999ULL * 1000000,
+			     0, 0, 0));
+	EXPECT_EQ(EOVERFLOW, errno);
+	EXPECT_EQ(floor_ms * 1000000ULL, floor_ns(self->fd));
 }
 
 TEST_HARNESS_MAIN

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kselftests for a node ID's life: assignment only with a floor (or the
- * word that it is new), the pending state, grants, lease deadlines,
- * fencing tokens, INFO's size and time namespaces (a revoke no stalled
- * reader can hold up is in uidgen_fault_test.c). Run as root right after
- * loading the module without node_id; each test leaves no node ID behind.
+ * word that it is new), grants, lease deadlines, fencing tokens, INFO's
+ * size and time namespaces (a revoke no stalled reader can hold up is in
+ * uidgen_fault_test.c). Run as root right after loading the module (with
+ * the default clock_step_ms); each test leaves no node ID behind.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -218,50 +218,6 @@ TEST_F(life, renew_past_deadline_is_etime)
 	}
 }
 
-/* node_id through sysfs is pending until floor_ms completes it. */
-TEST_F(life, pending_until_the_floor)
-{
-	uint64_t id, floor = now_ms() + 2000;
-	struct uidgen_info in;
-	char buf[32];
-
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "4"));
-	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(UIDGEN_NODE_STATE_PENDING, in.node_state);
-	EXPECT_EQ(4U, in.node_id);
-	ASSERT_EQ(0, read_file("/sys/class/uidgen/uid/node_state", buf, sizeof(buf)));
-	EXPECT_STREQ("pending\n", buf);
-	errno = 0;
-	EXPECT_EQ(-1, read(self->fd, &id, 8));
-	EXPECT_EQ(ENODATA, errno);
-	errno = 0;
-	EXPECT_EQ(-1, batch(self->fd, &id, 1));
-	EXPECT_EQ(ENODATA, errno);
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)floor);
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "floor_ms", buf));
-	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, in.node_state);
-	EXPECT_EQ(floor * MS, in.floor_unix_ns);
-	ASSERT_EQ(8, read(self->fd, &id, 8));
-	EXPECT_EQ(4U, split(&in, id).node);
-	EXPECT_LT(floor * MS, id_ns(&in, id));
-	/* A revoke clears it; a pending one too. */
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "6"));
-	EXPECT_EQ(UIDGEN_NODE_STATE_PENDING, node_state(self->fd));
-	EXPECT_EQ(0, revoke_all(self->fd));
-	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, node_state(self->fd));
-	/* node_new completes only a pending node ID. */
-	EXPECT_EQ(-ENOENT, write_file(UIDGEN_PARAM "node_new", "1"));
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "010"));
-	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_new", "1"));
-	ASSERT_EQ(0, get_info(self->fd, &in));
-	EXPECT_EQ(10U, in.node_id);
-	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, in.node_state);
-	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "0x3"));
-}
-
 /* One call: node ID and floor, applied before the first ID. */
 TEST_F(life, floor_in_the_same_step)
 {
@@ -309,7 +265,7 @@ static void *read_one(void *arg)
 TEST_F(life, grant_caps_the_ticks)
 {
 	/* The generator's clock: an earlier test's floor may have moved it. */
-	int64_t off = param_long("../../../class/uidgen/uid/now_ms") - (int64_t)now_ms();
+	int64_t off = param_long("../../../class/misc/uid/now_ms") - (int64_t)now_ms();
 	uint64_t t = now_ms() + off, grant = t + 300, id, last = 0;
 	uint64_t tick_ms = self->info.tick_ns / MS;
 	struct blocked_read b = { .r = -2 };
@@ -341,7 +297,7 @@ TEST_F(life, grant_caps_the_ticks)
 	EXPECT_NE(0, last);
 	/* It stopped at the grant, not earlier. */
 	EXPECT_LE((grant - 1000) * MS, id_ns(&in, last));
-	EXPECT_LT(0, param_long("../../../class/uidgen/uid/grant_waits"));
+	EXPECT_LT(0, param_long("../../../class/misc/uid/grant_waits"));
 	errno = 0;
 	EXPECT_EQ(-1, read(nb, &id, 8));
 	EXPECT_EQ(EAGAIN, errno);
@@ -462,8 +418,6 @@ static int in_time_ns(int fd)
 	struct uidgen_info in;
 	struct uidgen_reserve r;
 	uint64_t now, deadline;
-	char buf[32];
-	long host;
 
 	now = boottime_ns();
 	if (reserve(fd, 1, &r) != 1)
@@ -479,20 +433,18 @@ static int in_time_ns(int fd)
 		return 13;
 	if (get_info(fd, &in) || in.deadline_boot_ns != deadline)
 		return 14;
-	if (read_file("/sys/class/uidgen/uid/deadline_ns", buf, sizeof(buf)))
-		return 15;
-	host = strtoll(buf, NULL, 10);
-	if ((uint64_t)host + NS_OFFSET_S * 1000000000ULL != deadline)
-		return 16;
 	return 0;
 }
 
 TEST_F(life, time_namespace)
 {
+	struct uidgen_info in;
+	uint64_t before, after;
 	int status, fd;
 	pid_t pid;
 
 	ASSERT_EQ(0, set_node(self->fd, NODE));
+	before = boottime_ns();
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -516,8 +468,16 @@ TEST_F(life, time_namespace)
 		_exit(WEXITSTATUS(status));
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	after = boottime_ns();
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	/*
+	 * Out here, the child's deadline (its now + 30 s) reads in this
+	 * clock: 1000 s earlier than the child set it.
+	 */
+	ASSERT_EQ(0, get_info(self->fd, &in));
+	EXPECT_LE(before + 30ULL * 1000000000, in.deadline_boot_ns);
+	EXPECT_GE(after + 30ULL * 1000000000, in.deadline_boot_ns);
 }
 
 /*
@@ -533,8 +493,8 @@ TEST_F(life, clock_step_is_visible)
 	int kmsg, i, seen = 0;
 	ssize_t r;
 
-	before = param_long("../../../class/uidgen/uid/clock_offset_ms");
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "clock_step_ms", "1000"));
+	before = param_long("../../../class/misc/uid/clock_offset_ms");
+	ASSERT_EQ(1000, param_long("clock_step_ms"));
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, kmsg);
 	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
@@ -542,7 +502,7 @@ TEST_F(life, clock_step_is_visible)
 	ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &ts));
 	ts.tv_sec -= 3;
 	ASSERT_EQ(0, clock_settime(CLOCK_REALTIME, &ts));
-	after = param_long("../../../class/uidgen/uid/clock_offset_ms");
+	after = param_long("../../../class/misc/uid/clock_offset_ms");
 	for (i = 0; i < 130 && !seen; i++) {
 		while ((r = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
 			buf[r] = 0;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kselftests for node ID assignment. Run as root right after loading the
- * module without node_id. The tests run in order: the unassigned device
- * issues nothing, bad assignments are refused, then one assignment takes.
+ * module. The tests run in order: the module loads with no node ID and no
+ * parameter can give it one, the unassigned device issues nothing, bad
+ * assignments are refused, then one assignment takes.
  */
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "kselftest_harness.h"
 #include "util.h"
@@ -30,11 +33,50 @@ FIXTURE_TEARDOWN(node)
 
 TEST_F(node, starts_unassigned)
 {
-	char buf[32];
-
 	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
-	ASSERT_EQ(0, read_file(UIDGEN_PARAM "node_id", buf, sizeof(buf)));
-	EXPECT_STREQ("-1\n", buf);
+	EXPECT_EQ(UIDGEN_NODE_STATE_NONE, self->info.node_state);
+}
+
+/* The node ID is the ioctls' alone: no parameter names or sets it. */
+TEST_F(node, no_node_parameters)
+{
+	static const char *const gone[] = { "node_id", "floor_ms", "node_new" };
+	char path[128], buf[32];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(gone); i++) {
+		snprintf(path, sizeof(path), UIDGEN_PARAM "%s", gone[i]);
+		EXPECT_EQ(-ENOENT, write_file(path, "3")) TH_LOG("%s", gone[i]);
+		EXPECT_EQ(-ENOENT, read_file(path, buf, sizeof(buf)));
+	}
+}
+
+/* Every parameter is fixed at load: no write bit, and root cannot write. */
+TEST_F(node, parameters_read_only)
+{
+	struct dirent *e;
+	struct stat st;
+	char path[320];
+	int n = 0;
+	DIR *d;
+
+	d = opendir(UIDGEN_PARAM);
+	ASSERT_NE(NULL, d) TH_LOG("%s: %s", UIDGEN_PARAM, strerror(errno));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), UIDGEN_PARAM "%s", e->d_name);
+		ASSERT_EQ(0, stat(path, &st));
+		EXPECT_EQ(0444, st.st_mode & 07777) TH_LOG("%s", e->d_name);
+		n++;
+	}
+	closedir(d);
+	/* At least the layout's six. */
+	EXPECT_LE(6, n);
+	EXPECT_EQ(-EACCES, write_file(UIDGEN_PARAM "max_borrow_ticks", "5"));
+	EXPECT_EQ(-EACCES, write_file(UIDGEN_PARAM "clock_step_ms", "5"));
+	EXPECT_EQ(0, param_long("max_borrow_ticks"));
+	EXPECT_EQ(1000, param_long("clock_step_ms"));
 }
 
 TEST_F(node, unassigned_issues_nothing)
@@ -71,8 +113,6 @@ static int nobody_assigns(void *arg)
 		return 101;
 	if (errno != EPERM)
 		return 102;
-	if (write_file(UIDGEN_PARAM "node_id", "3") != -EACCES)
-		return 103;
 	return 0;
 }
 
@@ -85,36 +125,24 @@ TEST_F(node, nonroot_cannot_assign)
 
 TEST_F(node, out_of_range_refused)
 {
-	char buf[32];
-
 	errno = 0;
 	EXPECT_EQ(-1, set_node(self->fd, 1U << self->info.node_bits));
 	EXPECT_EQ(ERANGE, errno);
 	errno = 0;
 	EXPECT_EQ(-1, set_node(self->fd, UINT32_MAX));
 	EXPECT_EQ(ERANGE, errno);
-	snprintf(buf, sizeof(buf), "%u", 1U << self->info.node_bits);
-	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "node_id", buf));
-	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "-2"));
-	/* -1 revokes: with nothing assigned, that changes nothing. */
-	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
-	EXPECT_EQ(-EINVAL, write_file(UIDGEN_PARAM "node_id", "seven"));
-	EXPECT_EQ(-ERANGE, write_file(UIDGEN_PARAM "node_id", "4294967295"));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
 	EXPECT_EQ(UIDGEN_NODE_NONE, self->info.node_id);
-	EXPECT_EQ(-1, param_long("node_id"));
 }
 
 TEST_F(node, assign_once)
 {
 	uint64_t id;
-	char buf[32];
 
 	ASSERT_EQ(0, set_node(self->fd, NODE));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
 	EXPECT_EQ(NODE, self->info.node_id);
-	ASSERT_EQ(0, read_file(UIDGEN_PARAM "node_id", buf, sizeof(buf)));
-	EXPECT_STREQ("3\n", buf);
+	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, self->info.node_state);
 
 	/* The fd opened before the assignment now issues under it. */
 	ASSERT_EQ(8, read(self->fd, &id, 8));
@@ -125,8 +153,6 @@ TEST_F(node, assign_once)
 	errno = 0;
 	EXPECT_EQ(-1, set_node(self->fd, NODE + 1));
 	EXPECT_EQ(EBUSY, errno);
-	EXPECT_EQ(-EBUSY, write_file(UIDGEN_PARAM "node_id", "4"));
-	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_id", "3"));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
 	EXPECT_EQ(NODE, self->info.node_id);
 }
@@ -155,7 +181,7 @@ TEST_F(node, revoke_moves_the_fence)
 	EXPECT_EQ(-1, reserve(self->fd, 1, &r));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
 	/* Revoking again still moves it: each revoke is a fence. */
-	ASSERT_EQ(0, write_file(UIDGEN_PARAM "node_id", "-1"));
+	ASSERT_EQ(0, node_revoke(self->fd, UIDGEN_NODE_NONE, 0));
 	EXPECT_EQ(f0 + 2, pg->fence);
 
 	ASSERT_EQ(0, set_node(self->fd, NODE));

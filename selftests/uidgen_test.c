@@ -79,7 +79,6 @@ TEST_F(uid, info)
 	EXPECT_EQ(param_long("epoch_ms") * 1000000, (long)self->info.epoch_unix_ns);
 	EXPECT_EQ(0, self->info.__reserved);
 	EXPECT_EQ(sizeof(self->info), self->info.size);
-	EXPECT_EQ(param_long("node_id"), self->node);
 }
 
 TEST_F(uid, read_one)
@@ -715,8 +714,6 @@ TEST_F(uid, info_errors)
 
 TEST_F(uid, assign_as_root)
 {
-	char other[16];
-
 	/* The assigned ID again, as new: nothing changes. */
 	EXPECT_EQ(0, set_node(self->fd, self->node));
 	errno = 0;
@@ -727,11 +724,6 @@ TEST_F(uid, assign_as_root)
 	EXPECT_EQ(ERANGE, errno);
 	/* A renew that changes nothing, of the node ID in force. */
 	EXPECT_EQ(0, renew(self->fd, self->node, 0, 0, 0));
-	snprintf(other, sizeof(other), "%u", self->node ^ 1);
-	EXPECT_EQ(-EBUSY, write_file(UIDGEN_PARAM "node_id", other));
-	snprintf(other, sizeof(other), "%u", self->node);
-	EXPECT_EQ(0, write_file(UIDGEN_PARAM "node_id", other));
-	EXPECT_EQ(param_long("node_id"), self->node);
 	EXPECT_EQ(0, get_info(self->fd, &self->info));
 	EXPECT_EQ(self->node, self->info.node_id);
 }
@@ -756,8 +748,6 @@ static int nobody_uses_device(void *arg)
 	close(fd);
 	if (open(UIDGEN_DEV, O_RDWR) != -1 || errno != EACCES)
 		return 104;
-	if (write_file(UIDGEN_PARAM "node_id", "1") != -EACCES)
-		return 105;
 	return 0;
 }
 

@@ -21,7 +21,16 @@ libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # The library's own version (userlib/Makefile), not the module's.
 libver=$(sed -n 's/^LIBVER := //p' userlib/Makefile)
 deb=build/deb
-purge() { dpkg --purge $pkgs > "$out/purge.log" 2>&1; }
+# The group uidgen-tools' postinst makes: taken away again with the
+# packages if this run made it (a purge leaves system groups, as Debian's
+# packages do).
+had_group=$(getent group uidgen > /dev/null && echo yes)
+purge() {
+	dpkg --purge $pkgs > "$out/purge.log" 2>&1
+	local rc=$?
+	[ -n "$had_group" ] || ! getent group uidgen > /dev/null || delgroup --system --quiet uidgen
+	return $rc
+}
 trap purge EXIT
 
 echo "TAP version 13"
@@ -59,8 +68,9 @@ check "libuidgen2: a symbols file (ABI checked at build)" \
 check "libuidgen-dev: headers, .so, .a, pkg-config, section 3" \
 	'has libuidgen-dev /usr/include/uidgen.h /usr/include/linux/uidgen.h $libdir/libuidgen.so \
 		$libdir/libuidgen.a $libdir/pkgconfig/uidgen.pc /usr/share/man/man3/uidgen_next.3.gz'
-check "uidgen-tools: CLI, sections 1 and 4, units, modprobe.d example" \
+check "uidgen-tools: CLI, sections 1 and 4, units, udev rule, modprobe.d example" \
 	'has uidgen-tools /usr/bin/uidgen /usr/share/man/man1/uidgen.1.gz /usr/share/man/man4/uid.4.gz \
+		/usr/lib/udev/rules.d/60-uidgen.rules \
 		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-persist.service \
 		/usr/share/doc/uidgen-tools/examples/uidgen.conf.example'
 check "postgresql-15-uidgen: the extension where PostgreSQL 15 looks" \
@@ -80,6 +90,10 @@ check "dpkg -i had DKMS build it for $kver" 'installed'
 check "take it off $kver, as if $kver came later" \
 	'dkms remove -m uidgen -v "$version" -k "$kver" && ! installed &&
 		! ls /lib/modules/"$kver"/updates/dkms/uidgen.ko* 2>/dev/null'
+check "dpkg -i made the system group uidgen" \
+	'gid=$(getent group uidgen | cut -d: -f3) && [ "$gid" -gt 0 ] && [ "$gid" -lt 1000 ]'
+check "uidgen-tools depends on adduser, for it" \
+	'dpkg-deb -f "$deb"/uidgen-tools_*.deb Depends | grep -E "(^|, )adduser(,|$)" > /dev/null'
 check "the units are installed but not enabled" \
 	'[ "$(systemctl is-enabled uidgen-state.service uidgen-persist.service | xargs)" = "disabled disabled" ]'
 check "the kernel's DKMS hook builds it for $kver" \
@@ -93,23 +107,47 @@ check "a program builds against the packaged header and .so" \
 		so=$(ldd "$out/prog" | awk "/libuidgen.so.2 =>/ {print \$3}") &&
 		[ "$(readlink -f "$so")" = "$libdir/libuidgen.so.$libver" ]'
 
-# In the VM (this machine's root, read-only): the packaged module, with
-# /dev/uid given to a group, and the packaged CLI and library.
+# In the VM (this machine's root, read-only): the packaged module under
+# udev with the packaged rule, /dev/uid readable by all; then the rule
+# overridden (/run/udev/rules.d here, /etc/udev/rules.d on a real
+# machine) with MODE="0440", the node to the group alone; the packaged
+# CLI and library.
+gid=$(getent group uidgen | cut -d: -f3)
 cat > "$out/job.sh" <<JOB
 set -u
-modprobe uidgen node_id=6 node_new=1 dev_mode=0440 dev_gid=4242 && echo "RESULT modprobe ok"
+# The job runs chrooted into this machine's root: udevadm ignores
+# settle, control and trigger in a chroot unless told otherwise.
+export SYSTEMD_IGNORE_CHROOT=1
+/lib/systemd/systemd-udevd --daemon && echo "RESULT udevd ok"
+modprobe uidgen && echo "RESULT modprobe ok"
+udevadm settle -t 60
+uidgen set-node 6 --new > /dev/null && echo "RESULT set-node ok"
 echo "RESULT path \$(modinfo -n uidgen)"
-echo "RESULT dev \$(stat -c '%u:%g %a' /dev/uid)"
+echo "RESULT dev \$(stat -c '%t %U:%G %a' /dev/uid)"
+echo "RESULT nobody \$(setpriv --reuid=65534 --regid=65534 --clear-groups "$out/prog")"
+mkdir -p /run/udev/rules.d
+sed 's/MODE="0444"/MODE="0440"/' /usr/lib/udev/rules.d/60-uidgen.rules > /run/udev/rules.d/60-uidgen.rules
+udevadm control --reload
+udevadm trigger --action=add --subsystem-match=misc --sysname-match=uid
+udevadm settle -t 60
+echo "RESULT dev2 \$(stat -c '%U:%G %a' /dev/uid)"
 echo "RESULT cli \$(uidgen decode "\$(uidgen)")"
-echo "RESULT prog \$(setpriv --reuid=65534 --regid=4242 --clear-groups "$out/prog")"
+echo "RESULT prog \$(setpriv --reuid=65534 --regid=$gid --clear-groups "$out/prog")"
+echo "RESULT others \$(setpriv --reuid=65534 --regid=65534 --clear-groups "$out/prog"; echo rc=\$?)"
+udevadm control --exit
 rmmod uidgen && echo "RESULT rmmod ok"
 JOB
 vm_job
-check "in a $kver VM, modprobe loads the DKMS-built module" '[ "$(get modprobe)" = ok ]'
+check "in a $kver VM, udevd ran" '[ "$(get udevd)" = ok ]'
+check "modprobe loads the DKMS-built module" '[ "$(get modprobe)" = ok ]'
 check "from updates/dkms" 'get path | grep -q "^/lib/modules/$kver/updates/dkms/uidgen.ko"'
-check "/dev/uid is root:4242 0440" '[ "$(get dev)" = "0:4242 440" ]'
+check "the packaged CLI assigns node ID 6" '[ "$(get set-node)" = ok ]'
+check "/dev/uid: major 10 (misc), root:uidgen 0444 by the packaged rule" '[ "$(get dev)" = "a root:uidgen 444" ]'
+check "nobody, in no group, gets IDs" '[ "$(get nobody)" = "node=6" ]'
+check "a rule of the same name with MODE=0440 makes it root:uidgen 0440" '[ "$(get dev2)" = "root:uidgen 440" ]'
 check "the packaged CLI gets IDs under node 6" 'get cli | grep -q " node=6 "'
-check "the program, on the packaged .so, as group 4242" '[ "$(get prog)" = "node=6" ]'
+check "the program, on the packaged .so, as group uidgen" '[ "$(get prog)" = "node=6" ]'
+check "and others get nothing" '[ "$(get others)" = "rc=1" ]'
 check "rmmod" '[ "$(get rmmod)" = ok ]'
 check "the VM finished, its kernel log clean" vm_ok
 

@@ -30,7 +30,8 @@ check "module in updates/dkms" 'ls /lib/modules/"$kver"/updates/dkms/uidgen.ko*'
 
 cat > "$out/job.sh" <<'JOB'
 set -u
-modprobe uidgen node_id=5 node_new=1 && echo "RESULT modprobe ok"
+modprobe uidgen && echo "RESULT modprobe ok"
+userlib/uidgen set-node 5 --new > /dev/null && echo "RESULT set-node ok"
 echo "RESULT path $(modinfo -n uidgen)"
 echo "RESULT version $(cat /sys/module/uidgen/version)"
 echo "RESULT id $(userlib/uidgen decode "$(userlib/uidgen)")"
@@ -39,6 +40,7 @@ JOB
 vm_job
 check "in a $kver VM, modprobe loads it" '[ "$(get modprobe)" = ok ]'
 check "from updates/dkms" 'get path | grep -q "^/lib/modules/$kver/updates/dkms/uidgen.ko"'
+check "set-node 5 --new" '[ "$(get set-node)" = ok ]'
 check "version $version" '[ "$(get version)" = "$version" ]'
 check "it mints IDs under node 5" 'get id | grep -q " node=5 "'
 check "rmmod" '[ "$(get rmmod)" = ok ]'

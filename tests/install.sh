@@ -30,9 +30,15 @@ for f in "/lib/modules/$kver/updates/uidgen.ko" \
 	$prefix/share/man/man1/uidgen.1 $prefix/share/man/man3/uidgen_next.3 \
 	$prefix/share/man/man3/uidgen_set_cache.3 $prefix/share/man/man4/uid.4 \
 	$prefix/lib/systemd/system/uidgen-state.service \
-	$prefix/share/doc/uidgen/uidgen.conf.example; do
+	$prefix/share/doc/uidgen/uidgen.conf.example $prefix/lib/udev/rules.d/60-uidgen.rules; do
 	check "installed $f" '[ -e "$dest$f" ]'
 done
+check "the udev rule, as written" 'cmp etc/60-uidgen.rules "$dest$prefix/lib/udev/rules.d/60-uidgen.rules"'
+check "which gives /dev/uid to uidgen, readable by all" \
+	'[ "$(grep -v "^#" "$dest$prefix/lib/udev/rules.d/60-uidgen.rules")" = "KERNEL==\"uid\", SUBSYSTEM==\"misc\", GROUP=\"uidgen\", MODE=\"0444\"" ]'
+check "install-user makes the group uidgen without DESTDIR only (make -n)" \
+	'[ "$(make -n -s install-user DESTDIR= PREFIX=$prefix 2>/dev/null | grep -x "getent group uidgen > /dev/null || groupadd --system uidgen")" ] &&
+		! make -n -s install-user DESTDIR="$dest" PREFIX=$prefix 2>/dev/null | grep groupadd'
 check "depmod indexed it" 'grep -q "^updates/uidgen.ko:" "$dest/lib/modules/$kver/modules.dep"'
 check "the units run the installed CLI" \
 	'grep -q "ExecStart=$prefix/bin/uidgen state restore" "$dest$prefix/lib/systemd/system/uidgen-state.service"'
@@ -45,19 +51,36 @@ check "a program builds against the installed header and .so" \
 	'gcc -Wall -Werror -o "$out/prog" tests/lib/prog.c $(PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs uidgen)'
 check "and needs libuidgen.so.2" 'readelf -d "$out/prog" | grep -q "NEEDED.*libuidgen.so.2"'
 
-# In the VM: load from the install, run the installed CLI and the program.
+# In the VM: udev with the installed rule (/run/udev/rules.d: this
+# machine's /etc is the guest's, read-only) and a group uidgen (GID 4243,
+# in the guest's own copy of /etc/group), then load from the install, run
+# the installed CLI and the program.
 cat > "$out/job.sh" <<JOB
 set -u
-modprobe -d "$dest" uidgen node_id=3 node_new=1 && echo "RESULT modprobe ok"
-echo "RESULT path \$(cat /sys/module/uidgen/parameters/node_id) \$(modinfo -b "$dest" -k "$kver" -n uidgen)"
+# The job runs chrooted into this machine's root: udevadm ignores
+# settle, control and trigger in a chroot unless told otherwise.
+export SYSTEMD_IGNORE_CHROOT=1
+mkdir -p /run/udev/rules.d
+cp "$dest$prefix/lib/udev/rules.d/60-uidgen.rules" /run/udev/rules.d/
+{ cat /etc/group; echo uidgen:x:4243:; } > /run/group && mount --bind /run/group /etc/group
+/lib/systemd/systemd-udevd --daemon && echo "RESULT udevd ok"
+modprobe -d "$dest" uidgen && echo "RESULT modprobe ok"
+udevadm settle -t 60
+echo "RESULT dev \$(stat -c '%t %u:%g %a' /dev/uid)"
+udevadm control --exit
+LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/uidgen" set-node 3 --new > /dev/null && echo "RESULT set-node ok"
+echo "RESULT path \$(modinfo -b "$dest" -k "$kver" -n uidgen)"
 LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/uidgen" info | sed 's/^/RESULT info /'
 LD_LIBRARY_PATH=$dest$prefix/lib "$out/prog" | sed 's/^/RESULT prog /'
 rmmod uidgen && echo "RESULT rmmod ok"
 JOB
 vm_job
 check "modprobe loads it from DESTDIR" '[ "$(get modprobe)" = ok ]'
-check "from updates/, with node_id=3" \
-	'[ "$(get path)" = "3 $dest/lib/modules/$kver/updates/uidgen.ko" ]'
+check "udevd ran in the VM" '[ "$(get udevd)" = ok ]'
+check "/dev/uid: major 10 (misc), root:uidgen 0444, by the rule" '[ "$(get dev)" = "a 0:4243 444" ]'
+check "from updates/" \
+	'[ "$(get path)" = "$dest/lib/modules/$kver/updates/uidgen.ko" ]'
+check "the installed CLI assigns it node ID 3" '[ "$(get set-node)" = ok ]'
 check "the installed CLI talks to it" 'get info | grep -q "^node_id: *3$"'
 check "the program, on the installed .so, gets IDs" '[ "$(get prog)" = "node=3" ]'
 check "rmmod" '[ "$(get rmmod)" = ok ]'

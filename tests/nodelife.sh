@@ -3,7 +3,8 @@
 #
 # A node ID's whole life, end to end, the packaged way: make install into
 # a scratch root, then VMs that load the module with modprobe and the
-# options in modprobe.d and run the systemd units' own commands
+# options in modprobe.d (the layout; the node ID is the state file's) and
+# run the systemd units' own commands
 # (tests/qemu/guest-nodelife.sh). One machine, A, boots three times with
 # the same /mnt (its state file); a second, B, gets node ID 7 moved to it:
 #
@@ -122,10 +123,10 @@ boot B B1 behind at=$t up down
 for t in A1 A2 A3 B1; do
 	check "$t: the VM finished, its kernel log clean" '[ "$(cat "$out/$t.rc")" = 0 ]'
 done
-[ -n "$base" ] || check "A1: modprobe.d node_id=7 leaves the node pending" \
-	'[ "$(res A1 node_state_at_load | head -n 1)" = pending ]'
-[ -n "$base" ] || check "A2: after a reboot too, until the state file's floor arrives" \
-	'[ "$(res A2 node_state_at_load)" = pending ]'
+[ -n "$base" ] || check "A1: the module loads with no node ID (set-node, then the units, assign it)" \
+	'[ "$(res A1 node_state_at_load | head -n 1)" = none ]'
+[ -n "$base" ] || check "A2: after a reboot too, until the state file's node ID and floor arrive" \
+	'[ "$(res A2 node_state_at_load)" = none ]'
 # last_ms FILE: the Unix ms of the last tick in FILE.a/.b.
 last_ms() {
 	local id

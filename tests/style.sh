@@ -53,7 +53,7 @@ build() {
 # Every userspace file, warning-free under both compilers (the selftests
 # need the kernel's kselftest_harness.h, unpacked from linux-source).
 make -s -C selftests kselftest/kselftest_harness.h > /dev/null
-user=$(git ls-files 'userlib/*.c' 'userlib/tests/*.c' 'selftests/*.c' 'bench/*.c' 'lease/*.c')
+user=$(git ls-files 'userlib/*.c' 'userlib/tests/*.c' 'selftests/*.c' 'bench/*.c' 'lease/*.c' 'tests/lease/*.c')
 userspace() {	# userspace CC
 	local f
 	for f in $user; do

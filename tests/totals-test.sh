@@ -44,6 +44,14 @@ like "summarize: a suite not in the list" "$(cat "$tmp/out")" '^stray: +not in t
 printf '%s\n' 'a 3 0' 'c 2 1' > "$tmp/summary"
 summarize "$tmp/summary" a c > "$tmp/out"
 is "summarize: all named and run" "$(tail -n 1 "$tmp/out")" "total 5 1"
+printf '%s\n' 'a 3 0 12' 'c 2 1' > "$tmp/summary"
+summarize "$tmp/summary" a c > "$tmp/out"
+is "summarize: a suite's time, where run_suite gave one" "$(head -n 1 "$tmp/out")" "a:                    3 passed, 0 failed (12 s)"
+is "summarize: and none where not" "$(sed -n 2p "$tmp/out")" "c:                    2 passed, 1 failed"
+is "summarize: the time is not a count" "$(tail -n 1 "$tmp/out")" "total 5 1"
+mkdir -p "$tmp/rs"; : > "$tmp/rs/summary.txt"
+run_suite "$tmp/rs" slow sh -c 'sleep 1; echo "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0"' > /dev/null
+like "run_suite: records how long the suite ran" "$(cat "$tmp/rs/summary.txt")" '^slow 1 0 [1-9][0-9]*$'
 printf '%s\n' 'a 3 0' 'c 2 0' 'a 0 3' > "$tmp/summary"
 summarize "$tmp/summary" a c > "$tmp/out"
 like "summarize: a suite reported twice" "$(cat "$tmp/out")" '^a: +reported more than once$'

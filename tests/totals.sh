@@ -25,15 +25,17 @@ totals() {
 
 # run_suite DIR NAME COMMAND...: run a suite that prints kselftest-style
 # "# Totals:" lines, its output kept in DIR/NAME.log and shown, and add
-# "NAME PASS FAIL" to DIR/summary.txt.
+# "NAME PASS FAIL SECONDS" to DIR/summary.txt (SECONDS: how long it ran,
+# by this machine's clock; a guest's own under QEMU).
 run_suite() {
 	_rs_dir=$1
 	_rs_name=$2
 	shift 2
+	_rs_start=$(date +%s)
 	"$@" > "$_rs_dir/$_rs_name.log" 2>&1
 	_rs_rc=$?
 	cat "$_rs_dir/$_rs_name.log"
-	echo "$_rs_name $(totals "$_rs_dir/$_rs_name.log" "$_rs_rc")" >> "$_rs_dir/summary.txt"
+	echo "$_rs_name $(totals "$_rs_dir/$_rs_name.log" "$_rs_rc") $(( $(date +%s) - _rs_start ))" >> "$_rs_dir/summary.txt"
 }
 
 # totals_line LINE: "PASS FAIL" of one "# Totals:" line, where FAIL counts
@@ -83,7 +85,8 @@ kunit_totals() {
 }
 
 # summarize SUMMARY NAME...: one line per suite NAME from SUMMARY ("NAME
-# PASS FAIL" lines), then "total PASS FAIL" as the last line. A suite
+# PASS FAIL [SECONDS]" lines, the time shown where there is one), then
+# "total PASS FAIL" as the last line. A suite
 # NAME that never reported, or that ran no test, is one failure; so is a
 # suite in SUMMARY that is not named (add it to the expected list).
 summarize() {
@@ -93,6 +96,7 @@ summarize() {
 	_tf=0
 	for _name in "$@"; do
 		_line=$(awk -v n="$_name" '$1 == n { print $2, $3; exit }' "$_sum" 2>/dev/null)
+		_secs=$(awk -v n="$_name" '$1 == n && $4 != "" { print " (" $4 " s)"; exit }' "$_sum" 2>/dev/null)
 		if [ -z "$_line" ]; then
 			printf '%-21s missing: it never reported\n' "$_name:"
 			_tf=$((_tf + 1))
@@ -108,7 +112,7 @@ summarize() {
 			printf '%-21s ran no test\n' "$_name:"
 			_f=1
 		else
-			printf '%-21s %s passed, %s failed\n' "$_name:" "$_p" "$_f"
+			printf '%-21s %s passed, %s failed%s\n' "$_name:" "$_p" "$_f" "$_secs"
 		fi
 		_tp=$((_tp + _p))
 		_tf=$((_tf + _f))

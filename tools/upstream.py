@@ -97,11 +97,6 @@ if KBUILD.count('$(shell grep') != len(PROBES):
     die('module/Kbuild has a header probe this script cannot read')
 
 
-def devnode_const(text):
-    return text.replace('UIDGEN_DEVNODE_CONST ',
-                        'const ' if PROBES['UIDGEN_HAVE_CONST_DEVNODE'] else '')
-
-
 # hrtimer_setup(&t, fn, clock, mode); written for a tree without it.
 HRTIMER_SETUP = re.compile(
     r'^(\s*)hrtimer_setup\(\s*&([^,]+?),\s*([^,]+?),\s*([^,]+?),\s*([^;]+?)\);',
@@ -124,7 +119,6 @@ def hrtimer_setup(text):
 
 # How each probed API is written in-tree, by the define Kbuild sets.
 IN_TREE = {
-    'UIDGEN_HAVE_CONST_DEVNODE': devnode_const,
     'UIDGEN_HAVE_HRTIMER_SETUP': hrtimer_setup,
 }
 for sym in PROBES:

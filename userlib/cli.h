@@ -18,7 +18,7 @@
 #define AHEAD_MS_MAX	86400000ULL
 
 #define SYSFS_PARAM	"/sys/module/uidgen/parameters/"
-#define SYSFS_DEV	"/sys/class/uidgen/uid/"
+#define SYSFS_DEV	"/sys/class/misc/uid/"
 #define DEBUGFS_SLOTS	"/sys/kernel/debug/uidgen/slots"
 
 extern const char *prog;

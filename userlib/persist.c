@@ -5,7 +5,7 @@
  * and uidgen-persist.service run them):
  *
  *   state restore FILE  at start: persist a grant mark ahead to FILE, then
- *                       give the pending node ID FILE's floor and that
+ *                       assign FILE's node ID with FILE's floor and that
  *                       grant in one call
  *   state keep FILE     the persister, a daemon (uidgen-persist.service):
  *                       every --every-ms persist the next mark, fsync'd,
@@ -232,12 +232,10 @@ static int fail_lock(int err, const char *file)
 static unsigned long long grant_mark(const struct uidgen_info *info,
 				     unsigned long long ahead_ms)
 {
-	unsigned long long now = wall_ms(), id_now = 0, high = 0;
+	unsigned long long now = wall_ms(), id_now = 0;
 
 	read_u64(SYSFS_DEV "now_ms", &id_now);
-	read_u64(SYSFS_DEV "high_water_ms", &high);
-	now = max_ull(max_ull(now, id_now),
-		      max_ull(high, ns_ms(info->high_water_unix_ns)));
+	now = max_ull(max_ull(now, id_now), ns_ms(info->high_water_unix_ns));
 	now = max_ull(now, ns_ms(info->floor_unix_ns)) + ahead_ms;
 	return max_ull(now, ns_ms(info->grant_unix_ns));
 }
@@ -315,8 +313,8 @@ static int cmd_state_save(const char *dev, const char *file)
 }
 
 /*
- * state restore: the node ID and its floor in one uidgen_assign(). The node
- * may be pending (modprobe.d node_id=N); this completes it. With
+ * state restore: the node ID and its floor in one uidgen_assign(): the
+ * file names the node ID (the module loads with none). With
  * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
  * below are never taken from the CLI) a grant mark is persisted first and
  * given in the same call, so nothing is issued that the file does not
@@ -324,7 +322,7 @@ static int cmd_state_save(const char *dev, const char *file)
  */
 /*
  * state restore with no state file yet: fine only for a node ID already
- * active as new (set-node --new, node_new=1): start the file and the grant.
+ * active as new (set-node --new): start the file and the grant.
  */
 static int restore_first(struct uidgen *g, struct uidgen_info *info,
 			 const char *file, unsigned long long ahead_ms)
@@ -335,7 +333,7 @@ static int restore_first(struct uidgen *g, struct uidgen_info *info,
 	if (info->node_state != UIDGEN_NODE_STATE_ACTIVE) {
 		uidgen_close(g);
 		fail(-ENOENT, file);
-		fprintf(stderr, "%s: no state yet: if this node ID has never issued an ID, start it once with '%s set-node N --new' (or node_new=1); if it has, bring its state file from where it ran\n",
+		fprintf(stderr, "%s: no state yet: if this machine's node ID N has never issued an ID, start it once with '%s set-node N --new'; if it has, bring its state file from where it ran\n",
 			prog, prog);
 		return 1;
 	}
@@ -380,20 +378,16 @@ static int cmd_state_restore(const char *dev, const char *file,
 	if (ret == -ENOENT)
 		return restore_first(g, &info, file, ahead_ms);
 	if (st.node == UIDGEN_NODE_NONE) {
-		/* An old file with a floor only: for the pending node. */
-		if (info.node_state == UIDGEN_NODE_STATE_NONE) {
-			uidgen_close(g);
-			fprintf(stderr, "%s: %s has no node_id= line and no node ID is pending: load the module with node_id=N\n",
-				prog, file);
-			return 1;
-		}
-		st.node = info.node_id;
-	} else if (info.node_state != UIDGEN_NODE_STATE_NONE &&
-		   info.node_id != st.node) {
+		/* A floor alone does not say whose it is: never guess. */
 		uidgen_close(g);
-		fprintf(stderr, "%s: %s is node ID %llu's state, but node ID %u is %s\n",
-			prog, file, st.node, info.node_id,
-			info.node_state == UIDGEN_NODE_STATE_PENDING ? "pending" : "active");
+		fprintf(stderr, "%s: %s has no node_id= line: it does not say which node ID its floor is for; give it with '%s set-node N --state %s'\n",
+			prog, file, prog, file);
+		return 1;
+	}
+	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && info.node_id != st.node) {
+		uidgen_close(g);
+		fprintf(stderr, "%s: %s is node ID %llu's state, but node ID %u is active\n",
+			prog, file, st.node, info.node_id);
 		return 1;
 	}
 	node = st.node;
@@ -411,7 +405,7 @@ static int cmd_state_restore(const char *dev, const char *file,
 		return 0;
 	}
 	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && !info.floor_unix_ns)
-		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (node_new=1 left in modprobe.d?): IDs issued before this restore may repeat older ones; remove node_new=1\n",
+		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (set-node --new after a start that had issued?): IDs issued before this restore may repeat older ones\n",
 			prog, node);
 	if (ahead_ms) {
 		info.floor_unix_ns = max_ull(info.floor_unix_ns,

@@ -60,9 +60,9 @@ static int is_uidgen_dev(const char *dev)
 /* No uidgen module: how to load it, the first time and every other. */
 void say_not_loaded(void)
 {
-	fprintf(stderr, "%s: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then '%s state restore FILE' with its state file (what uidgen-state.service does at boot)\n",
-		prog, prog);
-	fprintf(stderr, "%s: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko node_id=N node_new=1'\n",
+	fprintf(stderr, "%s: the uidgen module is not loaded: as root, 'modprobe uidgen', then '%s set-node N --new' for a node ID that has never issued an ID, else '%s state restore FILE' with its state file (what uidgen-state.service does at boot)\n",
+		prog, prog, prog);
+	fprintf(stderr, "%s: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko'\n",
 		prog);
 }
 
@@ -83,9 +83,6 @@ int fail(int err, const char *what)
 	if (err == -EADDRNOTAVAIL)
 		fprintf(stderr, "%s: no node ID is active: as root, run '%s state restore FILE', or '%s set-node N --new' for a node ID that has never issued\n",
 			prog, prog, prog);
-	else if (err == -ENODATA)
-		fprintf(stderr, "%s: the node ID is pending, its floor unknown: as root, run '%s state restore FILE' (what uidgen-state.service does), or '%s set-node N --new' if it has never issued an ID\n",
-			prog, prog, prog);
 	else if (err == -EPERM)
 		fprintf(stderr, "%s: this needs CAP_SYS_ADMIN: run it as root\n", prog);
 	else if (err == -ENOTTY)
@@ -99,7 +96,7 @@ static int fail_open(int err, const char *dev)
 {
 	fail(err, dev);
 	if (err == -EACCES)
-		fprintf(stderr, "%s: the device's mode and group leave you out: the administrator sets them with the module's dev_mode and dev_gid parameters (see uid(4))\n",
+		fprintf(stderr, "%s: the device's mode and group leave you out: udev sets them, from 60-uidgen.rules (see uid(4)): ask the administrator to add you to its group\n",
 			prog);
 	else if ((err == -ENOENT || err == -ENODEV || err == -ENXIO) && !module_loaded())
 		say_not_loaded();
@@ -499,7 +496,7 @@ static int cmd_info(const char *dev)
 	struct uidgen *g;
 	char when[64], version[64];
 	FILE *f;
-	int ret, pending;
+	int ret;
 
 	ret = uidgen_open(&g, dev);
 	if (ret)
@@ -508,7 +505,6 @@ static int cmd_info(const char *dev)
 	uidgen_close(g);
 	if (ret)
 		return fail(ret, "reading the layout");
-	pending = info.node_state == UIDGEN_NODE_STATE_PENDING;
 
 	printf("device:    %s\n", dev);
 	/* The module's version is the module's to say (modinfo), not INFO's. */
@@ -519,9 +515,6 @@ static int cmd_info(const char *dev)
 		fclose(f);
 	if (info.node_id == UIDGEN_NODE_NONE)
 		printf("node_id:   unassigned (no ID is issued until one is)\n");
-	else if (pending)
-		printf("node_id:   %u, pending (its floor is unknown: nothing is issued until 'uidgen state restore FILE')\n",
-		       info.node_id);
 	else
 		printf("node_id:   %u\n", info.node_id);
 	printf("layout:    timestamp %u | node %u | slot %u | sequence %u bits\n",
@@ -664,11 +657,79 @@ struct floor_src {
 	const char *state;		/* --state FILE */
 };
 
+/*
+ * This machine's state file, the one its units keep: $UIDGEN_STATE, else
+ * UIDGEN_STATE= in /etc/default/uidgen (the units' EnvironmentFile), else
+ * the units' default. Into @buf.
+ */
+static const char *machine_state_file(char *buf, size_t len)
+{
+	const char *env = getenv("UIDGEN_STATE");
+	char line[512];
+	FILE *f;
+
+	snprintf(buf, len, "%s", env && *env ? env : "/var/lib/uidgen/state");
+	if (env && *env)
+		return buf;
+	f = fopen("/etc/default/uidgen", "re");
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = line + 13;
+
+		if (strncmp(line, "UIDGEN_STATE=", 13))
+			continue;
+		v[strcspn(v, "\n")] = 0;
+		if (*v == '"' || *v == '\'') {
+			v[strcspn(v + 1, "\"'") + 1] = 0;
+			v++;
+		}
+		if (*v)
+			snprintf(buf, len, "%s", v);
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The machine's state file is its record of its node ID and floor: a
+ * set-node that contradicts it (another machine's number, copied with a
+ * step; --new, or a lower floor, for the node ID whose floor it holds) is
+ * a mistake, not a wish: refused, saying what to run. With --state FILE,
+ * FILE is the word. 0, or the exit status.
+ */
+static int set_node_agrees(unsigned long long node, const struct floor_src *src)
+{
+	char file[512];
+	struct state st;
+	int ret;
+
+	if (src->state)
+		return 0;
+	machine_state_file(file, sizeof(file));
+	ret = state_read(file, &st);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret < 0 ? 1 : ret;
+	if (st.node != UIDGEN_NODE_NONE && st.node != node) {
+		fprintf(stderr, "%s: this machine's state file %s holds node ID %llu, not %llu: if %llu is this machine's node ID, run '%s state restore %s'; if not, move the file away first (it is node ID %llu's history)\n",
+			prog, file, st.node, node, st.node, prog, file, st.node);
+		return 1;
+	}
+	if (src->is_new || src->floor_ms < st.floor_ms) {
+		fprintf(stderr, "%s: this machine's state file %s holds node ID %llu's floor, %llu ms: it has issued IDs, and %s could repeat them; run '%s state restore %s' (or set-node %llu --state %s)\n",
+			prog, file, node, st.floor_ms,
+			src->is_new ? "--new" : "a lower floor", prog, file, node, file);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_set_node(const char *dev, char **argv, int argc,
 			const struct floor_src *src)
 {
 	unsigned long long node, floor = 0;
-	struct uidgen_info info;
 	struct state st;
 	struct uidgen *g;
 	int ret;
@@ -718,22 +779,12 @@ static int cmd_set_node(const char *dev, char **argv, int argc,
 		}
 		floor = st.floor_ms;
 	}
+	ret = set_node_agrees(node, src);
+	if (ret)
+		return ret;
 	g = node_dev_open(dev);
 	if (!g)
 		return 1;
-	/*
-	 * A node ID pending from the load (node_id=, modprobe.d) is this
-	 * machine's as its administrator gave it: another one typed here is
-	 * a mistake (a step copied with someone else's number), not a wish
-	 * to replace it silently.
-	 */
-	if (!node_info(g, &info) &&
-	    info.node_state == UIDGEN_NODE_STATE_PENDING && info.node_id != node) {
-		uidgen_close(g);
-		fprintf(stderr, "%s: node ID %u is pending (node_id= at load, e.g. from /etc/modprobe.d), not %llu: complete it with '%s set-node %u --new|--floor MS|--state FILE'; if %llu is this machine's node ID, fix node_id= where it is set and run '%s revoke-node' first\n",
-			prog, info.node_id, node, prog, info.node_id, node, prog);
-		return 1;
-	}
 	ret = node_assign(g, node, src->is_new, floor, 0);
 	uidgen_close(g);
 	if (ret)
@@ -781,13 +832,29 @@ static void print_sysfs_line(const char *sys, const char *label, const char *nam
 	fclose(f);
 }
 
+/*
+ * When the timestamp field runs out, in Unix ms: the start of tick
+ * 2^ts_bits, rounded up, as the module says it in its log (ULLONG_MAX
+ * beyond 64 bits of ms).
+ */
+static unsigned long long exhausts_at_ms(const struct uidgen_info *info)
+{
+	unsigned long long ticks = 1ULL << info->ts_bits;
+	unsigned long long tick_us = info->tick_ns / 1000, ms, r;
+
+	if (__builtin_mul_overflow(ticks / 1000, tick_us, &ms) ||
+	    __builtin_add_overflow(ms, (ticks % 1000 * tick_us + 999) / 1000, &r) ||
+	    __builtin_add_overflow(r, ns_ms(info->epoch_unix_ns), &r))
+		return ULLONG_MAX;
+	return r;
+}
+
 static int cmd_stats(const char *dev)
 {
-	static const char *const times[] = {
-		"now_ms", "anchor_ms", "high_water_ms", "exhausts_at_ms",
-	};
+	/* The clocks sysfs has; INFO has the rest. */
+	static const char *const times[] = { "now_ms", "anchor_ms" };
 	static const char *const counters[] = { "issued", "waits", "behind" };
-	static const char *const states[] = { "none", "pending", "active" };
+	static const char *const states[] = { "none", "active" };
 	struct uidgen_info info;
 	unsigned long long v;
 	char path[256], line[256], sys[64];
@@ -825,8 +892,14 @@ static int cmd_stats(const char *dev)
 			return fail(ret, path);
 		print_ms(times[i], v);
 	}
+	if (info.high_water_unix_ns)
+		print_ms("high_water_ms", ns_ms(info.high_water_unix_ns));
+	else
+		printf("%-15s 0 (none issued)\n", "high_water_ms");
+	print_ms("exhausts_at_ms", exhausts_at_ms(&info));
 	printf("%-15s %s\n", "node_state",
-	       info.node_state < 3 ? states[info.node_state] : "?");
+	       info.node_state < sizeof(states) / sizeof(states[0]) ?
+	       states[info.node_state] : "?");
 	if (info.node_id != UIDGEN_NODE_NONE)
 		printf("%-15s %u\n", "node_id", info.node_id);
 	else
@@ -998,10 +1071,10 @@ static const struct command commands[CMD_COUNT] = {
 	[CMD_RESTORE] = { "state restore", ":d:hV", opts_restore,
 		"state restore FILE [--ahead-ms MS]",
 		"node ID and floor from FILE, a grant persisted first",
-		"Assign FILE's node ID (or complete the pending one) with FILE's floor; first\n"
-		"persist to FILE, and grant, a mark --ahead-ms ahead (needs CAP_SYS_ADMIN).\n"
-		"With no FILE yet it succeeds only if the node ID is already active as new\n"
-		"(set-node N --new, or node_new=1), and starts the file.\n",
+		"Assign FILE's node ID with FILE's floor; first persist to FILE, and grant,\n"
+		"a mark --ahead-ms ahead (needs CAP_SYS_ADMIN). With no FILE yet it succeeds\n"
+		"only if the node ID is already active as new (set-node N --new), and starts\n"
+		"the file.\n",
 		"  --ahead-ms MS       how far ahead (default 60000, 1 to 86400000; 0 is refused:\n"
 		"                      with no grant a crash could repeat IDs)\n" },
 	[CMD_KEEP] = { "state keep", ":d:hV", opts_keep,

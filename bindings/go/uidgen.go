@@ -46,7 +46,7 @@ type Info struct {
 	Size            uint32
 	Flags           uint32
 	NodeID          uint32 // 0xffffffff: none
-	NodeState       uint32 // 0 none, 1 pending, 2 active
+	NodeState       uint32 // 0 none, 1 active
 	TsBits          uint32
 	NodeBits        uint32
 	SlotBits        uint32
@@ -87,22 +87,20 @@ type Error struct {
 
 func (e *Error) Error() string {
 	// Each hint is the whole next step (as the CLI's and Python's):
-	// "modprobe uidgen node_id=N" alone leaves the node ID pending.
+	// the module loads with no node ID, and the CLI assigns it.
 	hint := ""
 	switch e.Errno {
 	case syscall.ENOENT, syscall.ENODEV, syscall.ENXIO:
-		hint = ": the uidgen kernel module is not loaded: as root, modprobe uidgen node_id=N node_new=1 " +
-			"for a node ID that has never issued an ID; else modprobe uidgen node_id=N, " +
-			"then uidgen state restore FILE with its state file (modprobe finds the module once " +
+		hint = ": the uidgen kernel module is not loaded: as root, modprobe uidgen, " +
+			"then uidgen set-node N --new for a node ID that has never issued an ID, " +
+			"else uidgen state restore FILE with its state file (modprobe finds the module once " +
 			"make install or a package put it in place; from the source tree, " +
-			"insmod module/uidgen.ko node_id=N node_new=1)"
+			"insmod module/uidgen.ko, then uidgen set-node N --new)"
 	case syscall.EACCES:
-		hint = ": /dev/uid is restricted to a group (dev_mode, dev_gid)"
+		hint = ": /dev/uid is restricted to a group (its udev rule, 60-uidgen.rules)"
 	case syscall.EADDRNOTAVAIL:
 		hint = ": no node ID is assigned: as root, uidgen state restore FILE, " +
 			"or uidgen set-node N --new for a node ID that has never issued an ID"
-	case syscall.ENODATA:
-		hint = ": the node ID is pending, its floor unknown (uidgen state restore)"
 	case syscall.EOVERFLOW:
 		hint = ": the timestamp field is exhausted for this layout"
 	}

@@ -2,7 +2,7 @@
 
 // The Go binding's tests. Pure: Decode and the UUID/ULID views against
 // libuidgen's own answers (tests/lib/idref) on the same IDs. Device: the real
-// /dev/uid with the module loaded with node_id=$UIDGEN_NODE (the VM's `go`
+// /dev/uid with node ID $UIDGEN_NODE assigned after load (the VM's `go`
 // suite). Without /dev/uid (or without tests/lib/idref, which make clients
 // builds) a test skips, saying why; with UIDGEN_REQUIRE_DEVICE=1 (set by
 // tests/shell/go.sh, where everything must run) it fails instead.
@@ -180,18 +180,18 @@ func TestNoDevice(t *testing.T) {
 	}
 }
 
-// Each hint is the whole next step, as the CLI's and Python's: "modprobe
-// uidgen node_id=N" alone leaves the node ID pending (ENODATA), and "set-node
-// N --new" is only for a node ID that has never issued an ID.
+// Each hint is the whole next step, as the CLI's and Python's: the module
+// loads with no node ID, and "set-node N --new" is only for a node ID that
+// has never issued an ID.
 func TestHintsAreTheWholeNextStep(t *testing.T) {
 	for _, c := range []struct {
 		errno syscall.Errno
 		want  []string
 	}{
-		{syscall.ENOENT, []string{"not loaded", "modprobe uidgen node_id=N node_new=1", "never issued an ID", "insmod module/uidgen.ko node_id=N node_new=1",
-			"modprobe uidgen node_id=N, then uidgen state restore FILE"}},
-		{syscall.ENODEV, []string{"modprobe uidgen node_id=N node_new=1", "uidgen state restore FILE"}},
-		{syscall.ENXIO, []string{"modprobe uidgen node_id=N node_new=1", "uidgen state restore FILE"}},
+		{syscall.ENOENT, []string{"not loaded", "modprobe uidgen, then uidgen set-node N --new", "never issued an ID",
+			"insmod module/uidgen.ko, then uidgen set-node N --new", "else uidgen state restore FILE"}},
+		{syscall.ENODEV, []string{"modprobe uidgen, then uidgen set-node N --new", "uidgen state restore FILE"}},
+		{syscall.ENXIO, []string{"modprobe uidgen, then uidgen set-node N --new", "uidgen state restore FILE"}},
 		{syscall.EADDRNOTAVAIL, []string{"no node ID", "uidgen state restore FILE",
 			"uidgen set-node N --new for a node ID that has never issued an ID"}},
 	} {
@@ -204,7 +204,7 @@ func TestHintsAreTheWholeNextStep(t *testing.T) {
 	}
 }
 
-// The device tests: the module must be loaded with node_id=$UIDGEN_NODE.
+// The device tests: node ID $UIDGEN_NODE must be assigned.
 func node(t *testing.T) uint32 {
 	t.Helper()
 	if _, err := os.Stat(Device); errors.Is(err, os.ErrNotExist) {
@@ -334,22 +334,26 @@ func TestRevokeStopsNext(t *testing.T) {
 	}
 	defer g.Close()
 	g.Next() // a run is cached now
-	par := "/sys/module/uidgen/parameters/node_id"
-	if err := os.WriteFile(par, []byte("-1"), 0); err != nil {
-		t.Fatal(err)
+	repo := os.Getenv("UIDGEN_REPO")
+	if repo == "" {
+		repo, _ = filepath.Abs("../..")
+	}
+	cli := filepath.Join(repo, "userlib/uidgen")
+	if out, err := exec.Command(cli, "revoke-node").CombinedOutput(); err != nil {
+		t.Fatalf("revoke-node: %v: %s", err, out)
 	}
 	_, err = g.Next()
 	_, err2 := g.Batch(3)
-	// The node ID again, from sysfs: pending until its floor is known.
-	os.WriteFile(par, []byte(strconv.Itoa(int(want))), 0)
-	_, err3 := g.Next()
-	os.WriteFile("/sys/module/uidgen/parameters/node_new", []byte("1"), 0)
+	// The node ID again, through the CLI (the only way: no parameter).
+	if out, err := exec.Command(cli, "set-node", strconv.Itoa(int(want)), "--new").CombinedOutput(); err != nil {
+		t.Fatalf("set-node: %v: %s", err, out)
+	}
 	var e *Error
 	if !errors.As(err, &e) || e.Errno != syscall.EADDRNOTAVAIL || !errors.Is(err2, syscall.EADDRNOTAVAIL) {
 		t.Fatalf("after a revoke: %v, %v", err, err2)
 	}
-	if !errors.Is(err3, syscall.ENODATA) || !strings.Contains(err3.Error(), "pending") {
-		t.Fatalf("pending: %v", err3)
+	if !strings.Contains(err.Error(), "uidgen set-node N --new") {
+		t.Fatalf("no node, no hint: %v", err)
 	}
 	if id, err := g.Next(); err != nil {
 		t.Fatal(err)

@@ -49,26 +49,20 @@ static void uidgen_pg_error(int err, const char *what)
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("uidgen: %s: %s: the uidgen kernel module is not loaded",
 				what, strerror(err)),
-			 errhint("Load it: \"modprobe uidgen node_id=N\" as root (N is this machine's node ID).")));
+			 errhint("Load it: \"modprobe uidgen\" as root, then give it this machine's node ID N: \"uidgen set-node N --new\" if N never issued an ID, else \"uidgen state restore FILE\" (see the admin guide).")));
 		break;
 	case EACCES:
 	case EPERM:
 		ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("uidgen: %s: %s", what, strerror(err)),
-			 errhint("/dev/uid is restricted to a group (module parameters dev_mode, dev_gid): add the database server's user to that group and restart the server.")));
+			 errhint("/dev/uid is restricted to a group (a udev rule, 60-uidgen.rules, sets its mode and group): add the database server's user to that group and restart the server.")));
 		break;
 	case EADDRNOTAVAIL:
 		ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("uidgen: %s: no node ID is assigned, so no ID can be issued", what),
 			 errhint("As root: \"uidgen set-node N --new\" for a node ID N (unique to this machine) that never issued an ID, or restore its floor first (\"uidgen state restore\"; see the admin guide).")));
-		break;
-	case ENODATA:
-		ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("uidgen: %s: the node ID is pending: its floor is unknown", what),
-			 errhint("As root: restore its floor (\"uidgen state restore\", or the floor_ms parameter), or, for a node ID that never issued an ID, \"uidgen set-node N --new\" (or \"echo 1 > /sys/module/uidgen/parameters/node_new\").")));
 		break;
 	case EOVERFLOW:
 		ereport(ERROR,

@@ -11,13 +11,12 @@
  *
  * The model abstracts what the lease agent never does: it always passes
  * a token, and a deadline to assign (its opening renew leaves it: 0),
- * never sets a node pending, and gives NEW or a floor of its own. Rows
- * outside that are left out and counted, with the reason, as Promela
- * comments ("skip: ..."). Times are mapped to small
- * numbers by rank, per clock (the rules only compare times of one clock):
- * CLOCK_BOOTTIME (now, deadlines) and the wall clock (grants). The model
- * has no floor of its own (a floor moves its ID clock), so floors are
- * not compared.
+ * and gives NEW or a floor of its own. Rows outside that are left out
+ * and counted, with the reason, as Promela comments ("skip: ..."). Times
+ * are mapped to small numbers by rank, per clock (the rules only compare
+ * times of one clock): CLOCK_BOOTTIME (now, deadlines) and the wall clock
+ * (grants). The model has no floor of its own (a floor moves its ID
+ * clock), so floors are not compared.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +72,7 @@ static const char *skip_reason(const struct uidgen_rules_case *c)
 	const struct uidgen_rules_req *q = &c->req;
 
 	if (c->op != RULES_ASSIGN && c->op != RULES_RENEW && c->op != RULES_REVOKE)
-		return "pending, floor and expiry calls: the agent only assigns, renews, revokes";
-	if (c->before.pending != R_NONE || c->after.pending != R_NONE)
-		return "a pending node ID: never set by the agent";
+		return "an expiry call: the agent only assigns, renews, revokes";
 	if (!q->token)
 		return "no token: the agent always passes one";
 	/* The agent's opening renew (install()) leaves the deadline (0). */

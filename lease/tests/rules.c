@@ -47,7 +47,6 @@ int main(void)
 		expect_ret(c->ret, ret);
 		expect("actions", c->act, act);
 		expect("node", w->node, s.node);
-		expect("pending", w->pending, s.pending);
 		expect("token", w->token, s.token);
 		expect("max_token", w->max_token, s.max_token);
 		expect("floor_unix_ns", w->floor_unix_ns, s.floor_unix_ns);

@@ -2,7 +2,7 @@
 /*
  * KUnit tests for uidgen's generator core, with an injected clock: "now"
  * is whatever the test passes in. Plus the node's life (assignment with a
- * floor, pending, tokens, the deadline, the VM-fork revoke) on nodes the
+ * floor, tokens, the deadline, the VM-fork revoke) on nodes the
  * tests make for themselves, grants, and kthreads
  * on every CPU hammering one slot and all slots.
  */
@@ -617,7 +617,11 @@ static int assign(struct uidgen_node_ctl *n, u32 node, bool new,
 
 static u32 state(struct uidgen_node_ctl *n, u32 *node)
 {
-	return uidgen_node_state(n, node);
+	struct uidgen_node_snapshot s;
+	u32 ret = uidgen_node_state(n, &s);
+
+	*node = s.node;
+	return ret;
 }
 
 /* Assignment needs a floor or NEW; revokes and VM forks move the fence. */
@@ -641,7 +645,7 @@ static void uidgen_node_assign_test(struct kunit *test)
 
 	/* The VM-fork path revokes and moves the fence; so does a revoke. */
 	uidgen_node_vmfork(n);
-	KUNIT_EXPECT_EQ(test, -1, n->node);
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, n->node);
 	KUNIT_EXPECT_EQ(test, 1U, n->page->fence);
 	KUNIT_EXPECT_EQ(test, 0, assign(n, 5, true, 0, 0, 0, 0));
 	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 6, 0, "test"));
@@ -650,8 +654,8 @@ static void uidgen_node_assign_test(struct kunit *test)
 	uidgen_node_destroy(n);
 }
 
-/* A pending node ID issues nothing until its floor arrives. */
-static void uidgen_node_pending_test(struct kunit *test)
+/* An assignment's floor moves the clock past it; a re-assign raises it. */
+static void uidgen_node_floor_test(struct kunit *test)
 {
 	struct uidgen_layout l = DEFAULT_LAYOUT;
 	struct uidgen_gen *g = new_gen(test, &l);
@@ -659,22 +663,24 @@ static void uidgen_node_pending_test(struct kunit *test)
 	u64 now_ms = div_u64(WALL_NS, NSEC_PER_MSEC), floor = now_ms + 60000;
 	u32 node;
 
-	KUNIT_EXPECT_EQ(test, -ENOENT, uidgen_node_new(n));
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 7));
-	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_PENDING, state(n, &node));
-	KUNIT_EXPECT_EQ(test, 7U, node);
-	KUNIT_EXPECT_EQ(test, -1, n->node);
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_floor(n, floor * NSEC_PER_MSEC));
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 7, false, floor * NSEC_PER_MSEC,
+					0, 0, 0));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_ACTIVE, state(n, &node));
+	KUNIT_EXPECT_EQ(test, 7U, node);
 	KUNIT_EXPECT_EQ(test, floor * NSEC_PER_MSEC, n->floor_unix_ns);
 	/* The clock now reads past the floor's tick. */
 	KUNIT_EXPECT_GT(test, uidgen_tick(g, ktime_get_boottime_ns()),
 			uidgen_ms_to_tick(g, floor));
-	/* A revoke clears a pending node ID too. */
-	uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test");
-	KUNIT_ASSERT_EQ(test, 0, uidgen_node_set_pending(n, 9));
-	uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test");
+	KUNIT_ASSERT_EQ(test, 0, assign(n, 7, false,
+					(floor + 1000) * NSEC_PER_MSEC, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, (floor + 1000) * NSEC_PER_MSEC, n->floor_unix_ns);
+	KUNIT_EXPECT_GT(test, uidgen_tick(g, ktime_get_boottime_ns()),
+			uidgen_ms_to_tick(g, floor + 1000));
+	/* A revoke leaves no node ID, and the floor where it was. */
+	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test"));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_NONE, state(n, &node));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, node);
+	KUNIT_EXPECT_EQ(test, (floor + 1000) * NSEC_PER_MSEC, n->floor_unix_ns);
 	uidgen_node_destroy(n);
 }
 
@@ -722,7 +728,7 @@ static void uidgen_node_deadline_test(struct kunit *test)
 	/* The fence moves last, after the grace period. */
 	for (i = 0; i < 200 && !READ_ONCE(n->page->fence); i++)
 		msleep(20);
-	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
 	uidgen_node_destroy(n);
 }
@@ -746,15 +752,103 @@ static void uidgen_node_late_renew_test(struct kunit *test)
 					ktime_get_boottime_ns() + 20 * NSEC_PER_MSEC, 7));
 	hrtimer_cancel(&n->deadline_timer);
 	msleep(40);
-	KUNIT_EXPECT_EQ(test, 1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, uidgen_node_renew(n, &renew));
-	KUNIT_EXPECT_EQ(test, -1, READ_ONCE(n->node));
+	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, READ_ONCE(n->node));
 	KUNIT_EXPECT_EQ(test, 1U, READ_ONCE(n->page->fence));
 	/* A floor of 0 is not a floor; a huge grant is still a grant. */
 	KUNIT_EXPECT_EQ(test, -EINVAL, assign(n, 1, false, 0, 0, 0, 8));
 	KUNIT_EXPECT_EQ(test, 0, assign(n, 1, true, 0, U64_MAX, 0, 8));
 	KUNIT_EXPECT_EQ(test, g->max_tick, g->grant_tick);
 	uidgen_node_destroy(n);
+}
+
+/*
+ * INFO's snapshot while assignments and revokes race it: one worker
+ * assigns node 1 with token t, deadline base + t and a grant of its own,
+ * then revokes it, over and over; the test reads snapshots meanwhile.
+ * Each must be one state: none at all (no token, deadline or grant), or
+ * assignment t whole. A field-by-field read sees a revoke half done (its
+ * node ID cleared during the grace period, the token not yet).
+ */
+#define SNAP_CYCLES	100
+
+struct snap_race {
+	struct work_struct work;
+	struct uidgen_node_ctl *n;
+	u64 deadline_base, grant_base;
+	bool done;
+	int err;
+};
+
+static u64 snap_grant(u64 grant_base, u64 token)
+{
+	return grant_base + token * NSEC_PER_SEC;
+}
+
+static void snap_writer(struct work_struct *work)
+{
+	struct snap_race *sr = container_of(work, struct snap_race, work);
+	u64 t, grant;
+
+	for (t = 1; t <= SNAP_CYCLES && !sr->err; t++) {
+		grant = snap_grant(sr->grant_base, t);
+		sr->err = assign(sr->n, 1, true, 0, grant,
+				 sr->deadline_base + t, t);
+		if (sr->err)
+			break;
+		/* Let the reader find it in force, too. */
+		usleep_range(100, 200);
+		sr->err = uidgen_node_revoke(sr->n, 1, t, "test");
+	}
+	WRITE_ONCE(sr->done, true);
+}
+
+static bool snap_whole(const struct uidgen_gen *g, const struct snap_race *sr,
+		       const struct uidgen_node_snapshot *s)
+{
+	u64 grant;
+
+	if (s->node == UIDGEN_NODE_NONE)
+		return s->state == UIDGEN_NODE_STATE_NONE && !s->token &&
+		       s->deadline_boot_ns == UIDGEN_RULES_NO_DEADLINE &&
+		       s->grant_tick == UIDGEN_NO_GRANT;
+	grant = uidgen_ns_to_tick(g, snap_grant(sr->grant_base, s->token));
+	return s->node == 1 && s->state == UIDGEN_NODE_STATE_ACTIVE &&
+	       s->token >= 1 && s->token <= SNAP_CYCLES &&
+	       s->deadline_boot_ns == sr->deadline_base + s->token &&
+	       s->grant_tick == min(grant, g->max_tick);
+}
+
+static void uidgen_node_snapshot_test(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+	struct snap_race sr = {
+		.n = new_node(test, g),
+		.deadline_base = ktime_get_boottime_ns() + 3600 * NSEC_PER_SEC,
+		.grant_base = WALL_NS + 3600 * NSEC_PER_SEC,
+	};
+	unsigned int reads = 0, active = 0, mixed = 0;
+	struct uidgen_node_snapshot s;
+
+	INIT_WORK_ONSTACK(&sr.work, snap_writer);
+	queue_work(system_unbound_wq, &sr.work);
+	while (!READ_ONCE(sr.done)) {
+		uidgen_node_state(sr.n, &s);
+		reads++;
+		active += s.node != UIDGEN_NODE_NONE;
+		mixed += !snap_whole(g, &sr, &s);
+		cond_resched();
+	}
+	flush_work(&sr.work);
+	destroy_work_on_stack(&sr.work);
+	kunit_info(test, "%u snapshots, %u active, %u mixed",
+		   reads, active, mixed);
+	KUNIT_EXPECT_EQ(test, 0, sr.err);
+	KUNIT_EXPECT_GT(test, active, 0U);
+	KUNIT_EXPECT_EQ(test, 0U, mixed);
+	uidgen_node_destroy(sr.n);
 }
 
 /* A grant caps the ticks issued; only a higher grant lets more out. */
@@ -915,10 +1009,11 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE(uidgen_heal_too_far_test),
 	KUNIT_CASE(uidgen_fence_slots_test),
 	KUNIT_CASE(uidgen_node_assign_test),
-	KUNIT_CASE(uidgen_node_pending_test),
+	KUNIT_CASE(uidgen_node_floor_test),
 	KUNIT_CASE(uidgen_node_token_test),
 	KUNIT_CASE(uidgen_node_deadline_test),
 	KUNIT_CASE(uidgen_node_late_renew_test),
+	KUNIT_CASE_SLOW(uidgen_node_snapshot_test),
 	KUNIT_CASE(uidgen_grant_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_one_slot_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_all_slots_test),

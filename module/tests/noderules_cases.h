@@ -21,9 +21,6 @@ enum uidgen_rules_op {
 	RULES_ASSIGN,
 	RULES_RENEW,
 	RULES_REVOKE,
-	RULES_SET_PENDING,
-	RULES_FLOOR,
-	RULES_NEW,
 	RULES_EXPIRE,
 };
 
@@ -32,8 +29,8 @@ enum uidgen_rules_op {
  * @name: what it shows
  * @op: which rule
  * @before: the state it starts from
- * @req: the request (RULES_REVOKE: node_id and token; RULES_SET_PENDING:
- *	node_id; RULES_FLOOR: floor_unix_ns; RULES_NEW, RULES_EXPIRE: nothing)
+ * @req: the request (RULES_REVOKE: node_id and token; RULES_EXPIRE:
+ *	nothing)
  * @now_ns: CLOCK_BOOTTIME at the call
  * @ret: the errno expected (0 or negative)
  * @act: the actions expected
@@ -62,14 +59,13 @@ struct uidgen_rules_case {
 #define R_PUBLISH	(UIDGEN_RULES_FENCE_SLOTS | UIDGEN_RULES_SET_GRANT | \
 			 UIDGEN_RULES_DEADLINE | UIDGEN_RULES_PUBLISH)
 
-/* A state: node in force, pending, token, max_token, floor, grant, deadline. */
-#define RS(nd, pd, tok, max, fl, gr, dl) {				\
-	.node_bits = R_BITS, .node = (nd), .pending = (pd),		\
+/* A state: node in force, token, max_token, floor, grant, deadline. */
+#define RS_ON(nd, tok, max, fl, gr, dl) {				\
+	.node_bits = R_BITS, .node = (nd),				\
 	.token = (tok), .max_token = (max), .floor_unix_ns = (fl),		\
 	.grant_unix_ns = (gr), .deadline_boot_ns = (dl) }
-/* Nothing in force or pending (after a revoke: @max and @fl stay). */
-#define RS_OFF(max, fl)		RS(R_NONE, R_NONE, 0, max, fl, 0, R_NODL)
-#define RS_ON(nd, tok, max, fl, gr, dl)	RS(nd, R_NONE, tok, max, fl, gr, dl)
+/* Nothing in force (after a revoke: @max and @fl stay). */
+#define RS_OFF(max, fl)		RS_ON(R_NONE, 0, max, fl, 0, R_NODL)
 /* The usual holder: node 3, token 7, floor 5000, grant 9000, a lease. */
 #define RS_HELD		RS_ON(3, 7, 7, 5000, 9000, R_LATER)
 /* The same, its lease deadline reached now. */
@@ -146,12 +142,6 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "assign the same node ID once the lease ended starts afresh",
 	  RULES_ASSIGN, RS_ENDED, RQ(R_NEW, 3, 0, 0, 0, 8), R_NOW, 0,
 	  UIDGEN_RULES_EXPIRE | R_PUBLISH, RS_ON(3, 8, 8, 5000, 0, R_NODL) },
-	{ "assign completes a pending node ID", RULES_ASSIGN,
-	  RS(R_NONE, 5, 0, 0, 0, 0, R_NODL), RQ(R_NEW, 5, 0, 0, 0, 0), R_NOW, 0,
-	  R_PUBLISH, RS_ON(5, 0, 0, 0, 0, R_NODL) },
-	{ "assign another node ID clears a pending one", RULES_ASSIGN,
-	  RS(R_NONE, 5, 0, 0, 0, 0, R_NODL), RQ(R_NEW, 6, 0, 0, 0, 0), R_NOW, 0,
-	  R_PUBLISH, RS_ON(6, 0, 0, 0, 0, R_NODL) },
 
 	/* Renew */
 	{ "renew raises the grant and moves the deadline", RULES_RENEW, RS_HELD,
@@ -202,9 +192,6 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "revoke the node ID in force: floor and highest token stay",
 	  RULES_REVOKE, RS_HELD, RQ_NONE, R_NOW, 0, UIDGEN_RULES_REVOKE,
 	  RS_OFF(7, 5000) },
-	{ "revoke clears a pending node ID", RULES_REVOKE,
-	  RS(R_NONE, 5, 0, 0, 0, 0, R_NODL), RQ_NONE, R_NOW, 0,
-	  UIDGEN_RULES_REVOKE, RS_OFF(0, 0) },
 	{ "revoke naming the node ID and token in force", RULES_REVOKE, RS_HELD,
 	  RQ(0, 3, 0, 0, 0, 7), R_NOW, 0, UIDGEN_RULES_REVOKE,
 	  RS_OFF(7, 5000) },
@@ -230,43 +217,6 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RQ_NONE, R_NOW, 0, UIDGEN_RULES_EXPIRE | UIDGEN_RULES_REVOKE,
 	  RS_OFF(7, 5000) },
 
-	/* Pending node IDs (the node_id parameter), floor_unix_ns, node_new */
-	{ "set pending with nothing in force", RULES_SET_PENDING,
-	  RS_OFF(7, 5000), RQ(0, 5, 0, 0, 0, 0), R_NOW, 0, UIDGEN_RULES_PENDING,
-	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL) },
-	{ "set pending a node ID beyond node_bits", RULES_SET_PENDING,
-	  RS_OFF(0, 0), RQ(0, 32, 0, 0, 0, 0), R_NOW, -ERANGE, 0, RS_OFF(0, 0) },
-	{ "set pending while another node ID is in force", RULES_SET_PENDING,
-	  RS_HELD, RQ(0, 5, 0, 0, 0, 0), R_NOW, -EBUSY, 0, RS_HELD },
-	{ "set pending the node ID in force: no change", RULES_SET_PENDING,
-	  RS_HELD, RQ(0, 3, 0, 0, 0, 0), R_NOW, 0, 0, RS_HELD },
-	{ "floor_unix_ns raises the floor", RULES_FLOOR, RS_HELD,
-	  RQ(0, 0, 6000, 0, 0, 0), R_NOW, 0, UIDGEN_RULES_FLOOR,
-	  RS_ON(3, 7, 7, 6000, 9000, R_LATER) },
-	{ "floor_unix_ns lower than the floor: no change", RULES_FLOOR, RS_HELD,
-	  RQ(0, 0, 4000, 0, 0, 0), R_NOW, 0, 0, RS_HELD },
-	{ "floor_unix_ns completes a pending node ID", RULES_FLOOR,
-	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL), RQ(0, 0, 6000, 0, 0, 0), R_NOW,
-	  0, UIDGEN_RULES_FLOOR | R_PUBLISH, RS_ON(5, 0, 7, 6000, 0, R_NODL) },
-	{ "floor_unix_ns of 0 for a pending node ID", RULES_FLOOR,
-	  RS(R_NONE, 5, 0, 0, 0, 0, R_NODL), RQ(0, 0, 0, 0, 0, 0), R_NOW,
-	  -EINVAL, 0, RS(R_NONE, 5, 0, 0, 0, 0, R_NODL) },
-	{ "node_new completes a pending node ID", RULES_NEW,
-	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL), RQ_NONE, R_NOW, 0, R_PUBLISH,
-	  RS_ON(5, 0, 7, 5000, 0, R_NODL) },
-	{ "node_new with nothing pending", RULES_NEW, RS_OFF(7, 5000), RQ_NONE,
-	  R_NOW, -ENOENT, 0, RS_OFF(7, 5000) },
-	{ "node_new with a node ID in force", RULES_NEW, RS_HELD, RQ_NONE,
-	  R_NOW, 0, 0, RS_HELD },
-	{ "set pending once another's lease ended", RULES_SET_PENDING,
-	  RS_ENDED, RQ(0, 5, 0, 0, 0, 0), R_NOW, 0,
-	  UIDGEN_RULES_EXPIRE | UIDGEN_RULES_PENDING,
-	  RS(R_NONE, 5, 0, 7, 5000, 0, R_NODL) },
-	{ "node_new once the lease ended", RULES_NEW, RS_ENDED, RQ_NONE, R_NOW,
-	  -ENOENT, UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
-	{ "floor_unix_ns once the lease ended", RULES_FLOOR, RS_ENDED,
-	  RQ(0, 0, 6000, 0, 0, 0), R_NOW, 0,
-	  UIDGEN_RULES_EXPIRE | UIDGEN_RULES_FLOOR, RS_OFF(7, 6000) },
 	{ "assign a node ID beyond node_bits once the lease ended",
 	  RULES_ASSIGN, RS_ENDED, RQ(R_NEW, 32, 0, 0, 0, 8), R_NOW, -ERANGE,
 	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
@@ -321,13 +271,6 @@ static inline int uidgen_rules_case_run(const struct uidgen_rules_case *c,
 	case RULES_REVOKE:
 		return uidgen_rules_revoke(s, c->req.node_id, c->req.token,
 					   c->now_ns, act);
-	case RULES_SET_PENDING:
-		return uidgen_rules_set_pending(s, c->req.node_id, c->now_ns,
-						act);
-	case RULES_FLOOR:
-		return uidgen_rules_floor(s, c->req.floor_unix_ns, c->now_ns, act);
-	case RULES_NEW:
-		return uidgen_rules_new(s, c->now_ns, act);
 	case RULES_EXPIRE:
 		uidgen_rules_expire(s, c->now_ns, act);
 		return 0;

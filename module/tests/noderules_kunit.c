@@ -26,7 +26,6 @@ static void uidgen_rules_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->ret, uidgen_rules_case_run(c, &s, &act));
 	KUNIT_EXPECT_EQ(test, c->act, act);
 	KUNIT_EXPECT_EQ(test, want->node, s.node);
-	KUNIT_EXPECT_EQ(test, want->pending, s.pending);
 	KUNIT_EXPECT_EQ(test, want->token, s.token);
 	KUNIT_EXPECT_EQ(test, want->max_token, s.max_token);
 	KUNIT_EXPECT_EQ(test, want->floor_unix_ns, s.floor_unix_ns);

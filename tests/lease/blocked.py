@@ -12,22 +12,23 @@
 # clock, sysfs clock_offset_ms), grant_waits (its increase) and
 # window_ns (CLOCK_BOOTTIME at its start and end).
 import sys, time
+from info import state, sysfs, uidgen
 
-d = "/sys/class/uidgen/uid/"
-rd = lambda f: open(d + f).read().strip()
+g = uidgen.Uidgen()
 secs = float(sys.argv[1])
-w0 = int(rd("grant_waits"))
+w0 = sysfs("grant_waits")
 t0 = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
 n = blocked = 0
 leads, offs = [], []
 end = time.monotonic() + secs
 while time.monotonic() < end:
-    if rd("node_state") == "active":
-        g, now, off = int(rd("grant_ms")), int(rd("now_ms")), int(rd("clock_offset_ms"))
-        if g:
+    s = state(g)
+    if s["node_state"] == "active":
+        gr, now, off = s["grant_ms"], sysfs("now_ms"), sysfs("clock_offset_ms")
+        if gr:
             n += 1
-            blocked += now >= g
-            leads.append(g - now)
+            blocked += now >= gr
+            leads.append(gr - now)
             offs.append(off)
     time.sleep(0.02)
 print("RESULT window_ns", t0, time.clock_gettime_ns(time.CLOCK_BOOTTIME))
@@ -37,4 +38,4 @@ print("RESULT lead_min_ms", min(leads) if leads else "-")
 print("RESULT lead_last_ms", leads[-1] if leads else "-")
 print("RESULT offset_max_ms", max(offs) if offs else "-")
 print("RESULT offset_last_ms", offs[-1] if offs else "-")
-print("RESULT grant_waits", int(rd("grant_waits")) - w0)
+print("RESULT grant_waits", sysfs("grant_waits") - w0)

@@ -31,7 +31,7 @@ ap.add_argument("--sim", action="append", default=[])
 # stand-ins' logs are in CLOCK_BOOTTIME): with it, the ID time (ms) each
 # interval could issue, and how much of it two agents could both issue
 # under one node ID (RESULT sim_tick_overlap_ms; the stand-ins share the
-# host's wall clock).
+# host's wall clock), counted in whole ticks of --tick-us.
 ap.add_argument("--boot-wall", type=int)
 ap.add_argument("--ids", action="append", default=[])
 ap.add_argument("--layout", nargs=2, type=int)
@@ -159,23 +159,31 @@ if a.sim:
         # The ID time (ms) an interval could issue: from its wall clock at
         # the start (or past its floor: the ID clock moved there) to its
         # grant, and no further than its ID clock at the end.
+        # In us: a tick need not be a whole ms (tick_us is 1..60000000),
+        # and the stand-ins log in ns.
         def span(s, e, g, fl):
-            w0, w1 = (s + a.boot_wall) // 1000000, (e + a.boot_wall) // 1000000
-            lo = max(w0, fl + 1)
+            w0, w1 = (s + a.boot_wall) // 1000, (e + a.boot_wall) // 1000
+            lo = max(w0, (fl + 1) * 1000)
             hi = w1 + (lo - w0)
-            return lo, (min(hi, g) if g else hi)
+            return lo, (min(hi, g * 1000) if g else hi)
+        # At a tick's resolution (--tick-us, the stand-ins' sim_tick_us):
+        # two holders whose times differ but fall in one tick could both
+        # issue that tick, and so the same IDs.
+        def tick(us):
+            return (us - a.epoch_ms * 1000) // a.tick_us
         both = 0
         for i, x in enumerate(ticks):
             for y in ticks[i + 1:]:
                 if x[0] != y[0] or x[3] == y[3]:
                     continue
                 (l0, h0), (l1, h1) = span(*x[1:3], *x[4:6]), span(*y[1:3], *y[4:6])
-                o = min(h0, h1) - max(l0, l1) + 1
+                o = min(tick(h0), tick(h1)) - max(tick(l0), tick(l1)) + 1
                 if o > 0:
                     both += o
-                    print("node %d: ID time %d..%d (%s) and %d..%d (%s): %d ms both could issue"
-                          % (x[0], l0, h0, x[3], l1, h1, y[3], o))
-        res("sim_tick_overlap_ms", both)
+                    print("node %d: ID time %d..%d us (%s) and %d..%d us (%s): %d ticks of %d us both could issue"
+                          % (x[0], l0, h0, x[3], l1, h1, y[3], o, a.tick_us))
+        # Rounded up: a shared tick shorter than 1 ms is not 0 ms.
+        res("sim_tick_overlap_ms", (both * a.tick_us + 999) // 1000)
         bad += both
     if a.watch:
         res("sim_unknown_tokens", unknown)

@@ -123,9 +123,7 @@ while :; do
 	restart2)
 		# Just after a grant write (the worst phase: 1.4.0 left that
 		# grant, a window ahead, as the floor).
-		g0=$(cat /sys/class/uidgen/uid/grant_ms)
-		i=0
-		while [ "$(cat /sys/class/uidgen/uid/grant_ms)" = "$g0" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		python3 tests/lease/info.py wait-grant
 		stopagent; agent; sleep 1.5; stopagent; agent ;;
 	startvia) shift; p=$1; shift; stopagent; agent "http://10.0.2.2:$p" "$@" ;;
 	reload)
@@ -138,9 +136,7 @@ while :; do
 	sample) python3 tests/lease/blocked.py "$2" > "$OUT/sample-$3.txt" 2>&1 ;;
 	linkdown) ip link set eth0 down ;;
 	linkup) ip link set eth0 up; ip route add default via 10.0.2.2 2>/dev/null ;;
-	info) { grep . /sys/class/uidgen/uid/node_state /sys/class/uidgen/uid/deadline_ns \
-		/sys/class/uidgen/uid/token /sys/class/uidgen/uid/grant_ms /sys/class/uidgen/uid/now_ms \
-		/sys/class/uidgen/uid/clock_offset_ms /sys/class/uidgen/uid/grant_waits 2>&1; echo "now $(bt)"; } > "$OUT/info" ;;
+	info) { python3 tests/lease/info.py 2>&1; echo "now $(bt)"; } > "$OUT/info" ;;
 	crash) echo "$cn $(bt)" >> "$OUT/done"; sync; echo b > /proc/sysrq-trigger ;;
 	quit)
 		stopagent

@@ -44,6 +44,7 @@ check "a 3-member etcd on 127.0.0.1:${etcd_client_port}N" 'etcd_start "$out/etcd
 tests/lease/watch.py "$etcd_eps" /uidgen/ "$out/watch.txt" 2>> "$out/watch.err" &
 wpid=$!
 
+
 # node_bits=1: two IDs, three machines.
 start A t 1
 waitlog A "in force" > /dev/null
@@ -471,6 +472,17 @@ tick_open() {
 check "tick_us 10000: each fresh claim opens at the start of the first tick wholly above its bound" \
 	'tick_open TK1 && tick_open TK2 && tick_open TK3'
 for m in TK1 TK2 TK3; do stop $m; done
+# check.py sees a shared tick the ms do not show: A in force at ID time
+# 1000..1004 ms past the epoch, B at 1006..1009, one 10 ms tick
+# (check-ticks.sh has ticks that are not whole ms).
+ep=1767225600000
+printf '%s\n' "$(( (ep + 1000) * 1000000 )) install who=A node=0 token=5 deadline=$(( (ep + 9999) * 1000000 )) grant=0 floor=0 open=1" \
+	"$(( (ep + 1004) * 1000000 )) revoke who=A node=0 token=5 deadline=0" > "$out/tickA.sim.log"
+printf '%s\n' "$(( (ep + 1006) * 1000000 )) install who=B node=0 token=6 deadline=$(( (ep + 9999) * 1000000 )) grant=0 floor=0 open=1" \
+	"$(( (ep + 1009) * 1000000 )) revoke who=B node=0 token=6 deadline=0" > "$out/tickB.sim.log"
+check "check.py counts a tick two holders share in different ms: 10 ms at 10 ms ticks, 0 at 1 ms" \
+	'[ "$(tests/lease/check.py --sim "$out/tickA.sim.log" --sim "$out/tickB.sim.log" --boot-wall 0 --tick-us 10000 | sed -n "s/^RESULT sim_tick_overlap_ms //p")" = 10 ] &&
+	 [ "$(tests/lease/check.py --sim "$out/tickA.sim.log" --sim "$out/tickB.sim.log" --boot-wall 0 --tick-us 1000 | sed -n "s/^RESULT sim_tick_overlap_ms //p")" = 0 ]'
 # A floor far ahead (an hour: a clock that was wrong wrote it) is waited
 # for, not installed ahead of the wall clock (an ID clock started there is
 # ahead of every wall clock, which the claim wait cannot cover after a

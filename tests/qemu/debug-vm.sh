@@ -82,7 +82,8 @@ cat >> "$out/root/init" <<'INIT'
 if [ "$VARIANT" = kcsan ]; then
 	# Every path that races: concurrent minting (the device suite's
 	# concurrency test), node changes under load, the node's life.
-	insmod /uidgen.ko node_id=1 node_new=1
+	insmod /uidgen.ko
+	uidgen set-node 1 --new > /dev/null
 	UIDGEN_NODE=1 device_test
 	UIDGEN_NODE=1 fault_test
 	rmmod uidgen
@@ -98,7 +99,8 @@ if [ "$VARIANT" = kcsan ]; then
 	echo "== debug-vm: done"
 	reboot -f
 fi
-insmod /uidgen.ko node_id=1 node_new=1
+insmod /uidgen.ko
+uidgen set-node 1 --new > /dev/null
 usercopy_test
 # Clock steps, CPU hotplug, revoke under load (the fence and the node lock
 # under lockdep), floors.
@@ -107,18 +109,21 @@ rmmod uidgen
 # Load, mint, unload, 100 times.
 i=0; bad=0
 while [ $i -lt 100 ]; do
-	insmod /uidgen.ko node_id=$((i % 32)) node_new=1 || bad=$((bad + 1))
+	insmod /uidgen.ko || bad=$((bad + 1))
+	uidgen set-node $((i % 32)) --new > /dev/null || bad=$((bad + 1))
 	[ "$(uidgen -n 1000 | sort -u | wc -l)" = 1000 ] || bad=$((bad + 1))
 	rmmod uidgen || bad=$((bad + 1))
 	i=$((i + 1))
 done
 echo "RELOAD cycles=$i bad=$bad"
-# Unload while parameter writes hammer the sysfs files, which outlive
-# uidgen_exit(): a revoke must not touch the freed fence page (KASAN).
+# Unload while parameter reads (and writes, all refused: every parameter
+# is read-only) hammer the sysfs files, which outlive uidgen_exit():
+# nothing may touch freed memory (KASAN).
 i=0; bad=0
 while [ $i -lt 50 ]; do
-	insmod /uidgen.ko node_id=2 node_new=1 || bad=$((bad + 1))
-	( while :; do echo -1 > /sys/module/uidgen/parameters/node_id; echo 9 > /sys/module/uidgen/parameters/node_id; done ) 2> /dev/null &
+	insmod /uidgen.ko || bad=$((bad + 1))
+	uidgen set-node 2 --new > /dev/null || bad=$((bad + 1))
+	( while :; do cat /sys/module/uidgen/parameters/*; echo 5 > /sys/module/uidgen/parameters/max_borrow_ticks; done ) > /dev/null 2>&1 &
 	w=$!
 	rmmod uidgen || bad=$((bad + 1))
 	kill $w; wait $w
@@ -163,10 +168,10 @@ if [ "$variant" = kasan ]; then
 		fail=$((fail + 1))
 	fi
 	if grep -q "^RACES cycles=50 bad=0" "$out/console.txt"; then
-		echo "ok - 50 unloads under parameter writes"
+		echo "ok - 50 unloads under parameter reads and refused writes"
 		pass=$((pass + 1))
 	else
-		echo "not ok - 50 unloads under parameter writes: $(grep '^RACES' "$out/console.txt")"
+		echo "not ok - 50 unloads under parameter reads and refused writes: $(grep '^RACES' "$out/console.txt")"
 		fail=$((fail + 1))
 	fi
 	sed -n '/== debug-vm: kmemleak/,/== debug-vm: dmesg/p' "$out/console.txt" > "$out/kmemleak.txt"

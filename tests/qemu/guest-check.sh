@@ -3,7 +3,7 @@
 # Runs inside the VM (as root, in the repository): every suite, each with
 # the module loaded the way it needs; --no-clients leaves out the clients'
 # suites (python, go, postgresql), which need one kernel only. One line per
-# suite goes to $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL".
+# suite goes to $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL SECONDS".
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
 KO=${UIDGEN_KO:-module/uidgen.ko}
@@ -21,9 +21,18 @@ load() {
 	insmod $KO "$@" || echo "guest-check: insmod $* failed"
 }
 
+# load_as NODE PARAM...: load, then assign NODE as new, as the units and
+# the CLI do at boot (the module loads with no node ID).
+load_as() {
+	_node=$1; shift
+	load "$@"
+	userlib/uidgen set-node "$_node" --new > /dev/null ||
+		echo "guest-check: set-node $_node --new failed"
+}
+
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
-load node_id=7 node_new=1
+load_as 7
 export UIDGEN_NODE=7
 suite kselftest selftests/uidgen_test
 suite kselftest-m32 selftests/uidgen_test_32
@@ -40,21 +49,24 @@ load
 suite life selftests/uidgen_life_test
 
 # One machine-wide slot: the whole device suite again under strict order.
-load slot_bits=0 seq_bits=17 node_id=1 node_new=1
+load_as 1 slot_bits=0 seq_bits=17
 UIDGEN_NODE=1 suite kselftest-1slot selftests/uidgen_test
 
-# Four IDs per 2-second tick: running out, waiting and signals on cue.
-load node_id=2 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000
-suite wait selftests/uidgen_wait_test
+# Four IDs per 2-second tick: running out, waiting and signals on cue;
+# then borrowing, which max_borrow_ticks sets at load.
+load_as 2 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000
+suite wait selftests/uidgen_wait_test -T borrow
+load_as 2 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000 max_borrow_ticks=2
+suite wait-borrow selftests/uidgen_wait_test -t borrow
 
 # Faults: clock steps, hotplug, revoke under load, floors.
-load node_id=4 node_new=1
+load_as 4
 UIDGEN_NODE=4 suite fault selftests/uidgen_fault_test
 
 # The clients: both bindings against the device, PostgreSQL's extension
 # (pg_regress, the module loaded four ways).
 if [ "${1:-}" != --no-clients ]; then
-	load node_id=7 node_new=1
+	load_as 7
 	UIDGEN_NODE=7 suite python sh tests/shell/python.sh
 	UIDGEN_NODE=7 suite go sh tests/shell/go.sh
 	rmmod uidgen

@@ -3,8 +3,8 @@
 # make demo, inside the VM, as root: README.md's "First use" lines (its
 # docs-test: module block), read from README.md and run as written, each
 # shown with what it prints (sudo is the command itself: this is root;
-# after a line that loads the module, the kernel's lines); then the
-# device node, other formats and uidgen stats.
+# after a line that loads the module or assigns its node ID, the kernel's
+# lines); then the device node, other formats and uidgen stats.
 set -e
 sudo() { "$@"; }
 lines=$(awk '
@@ -18,7 +18,7 @@ while IFS= read -r l <&3; do
 	echo "\$ $(printf '%s\n' "$l" | sed 's/[[:space:]]\{2,\}#.*$//')"
 	eval "$l"
 	case $l in
-	*insmod*|*modprobe*) dmesg --notime | grep uidgen | sed 's/^/  kernel: /' ;;
+	*insmod*|*modprobe*|*set-node*) dmesg --notime | grep uidgen | sed 's/^/  kernel: /' ;;
 	esac
 done 3<<LINES
 $lines

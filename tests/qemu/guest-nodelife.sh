@@ -7,9 +7,10 @@
 #   $2  TAG    names this boot's ID files: /mnt/ids-TAG-N
 #   $3...      steps, in order:
 #     up        an application starts reading IDs first (two readers,
-#               retrying while the device is missing, pending or
-#               unassigned); the module is loaded with modprobe and the
-#               options in /run/modprobe.d/uidgen.conf; the units start;
+#               retrying while the device is missing or has no node ID);
+#               the module is loaded with modprobe and the options in
+#               /run/modprobe.d/uidgen.conf; the units start (restore
+#               assigns the state file's node ID with its floor);
 #               the readers mint until each has $NL_IDS/2 IDs, borrowing
 #               up to max_borrow_ticks ahead of the clock (the layout has
 #               2 IDs a tick per slot, so they reach the ceiling)
@@ -31,6 +32,9 @@ TAG=$2
 shift 2
 N=${NL_IDS:-40000}
 CLI=$DEST/usr/local/bin/uidgen
+# stat_of NAME: the value of NAME in 'uidgen stats' (the node state and the
+# high water are INFO's, not sysfs files).
+stat_of() { "$CLI" stats 2> /dev/null | awk -v k="$1" '$1 == k { print $2; exit }'; }
 UNITS=$DEST/usr/local/lib/systemd/system
 export PATH="$DEST/usr/local/bin:$PATH"
 STATE=/mnt/state/uidgen.state
@@ -53,10 +57,14 @@ fi
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # The guest's / is this machine's, read-only: modprobe.d options go to
 # /run/modprobe.d (read by modprobe like /etc/modprobe.d), the units'
-# settings to a fresh /etc/default.
+# settings to a fresh /etc/default. The layout only: the node ID is the
+# state file's (an older tree's module, with a node_id parameter, gets it
+# here too).
 mkdir -p /run/modprobe.d /mnt/state
+nodeopt=
+modinfo -b "$DEST" -F parm uidgen 2>/dev/null | grep -q '^node_id:' && nodeopt=node_id=7
 cat > /run/modprobe.d/uidgen.conf <<EOF
-options uidgen node_id=7 ts_bits=52 seq_bits=1 max_borrow_ticks=1000
+options uidgen $nodeopt ts_bits=52 seq_bits=1 max_borrow_ticks=1000
 EOF
 mount -t tmpfs tmpfs /etc/default
 # A short grant window, renewed every second: a load reads for longer than
@@ -176,8 +184,7 @@ up() {
 	fi
 	echo "RESULT load_wall_s $(date +%s)"
 	modprobe -d "$DEST" uidgen || echo "RESULT modprobe failed"
-	echo "RESULT node_state_at_load $(cat /sys/class/uidgen/uid/node_state 2>/dev/null ||
-		cat /sys/module/uidgen/parameters/node_id)"
+	echo "RESULT node_state_at_load $(stat_of node_state)"
 	if [ "${1:-}" = first ] && "$CLI" --help | grep -q -- --new; then
 		"$CLI" set-node 7 --new
 	fi
@@ -185,7 +192,7 @@ up() {
 	# The ceiling: how far ahead of the clock the slots ran.
 	peak=0
 	while kill -0 $r1 2>/dev/null || kill -0 $r2 2>/dev/null; do
-		a=$(( $(cat /sys/class/uidgen/uid/high_water_ms) - $(cat /sys/class/uidgen/uid/now_ms) ))
+		a=$(( $(stat_of high_water_ms) - $(cat /sys/class/misc/uid/now_ms) ))
 		[ $a -gt $peak ] && peak=$a
 		sleep 0.1
 	done
@@ -203,7 +210,7 @@ up() {
 		b2=$!
 		t0=$(cut -d. -f1 /proc/uptime)
 		while [ $peak -lt 900 ] && [ $(( $(cut -d. -f1 /proc/uptime) - t0 )) -lt 20 ]; do
-			a=$(( $(cat /sys/class/uidgen/uid/high_water_ms) - $(cat /sys/class/uidgen/uid/now_ms) ))
+			a=$(( $(stat_of high_water_ms) - $(cat /sys/class/misc/uid/now_ms) ))
 			[ $a -gt $peak ] && peak=$a
 			sleep 0.1
 		done

@@ -26,7 +26,8 @@ initramfs_begin "$out" "$repo/module/uidgen.ko" || exit 1
 cat >> "$out/root/init" <<'INIT'
 echo 3 > /proc/sys/kernel/printk
 echo "== snapshot-vm: up"
-insmod /uidgen.ko node_id=6 node_new=1
+insmod /uidgen.ko
+uidgen set-node 6 --new > /dev/null
 before=$(uidgen)
 echo "RESULT before $before"
 w0=$(date +%s)
@@ -48,15 +49,16 @@ echo "RESULT wall_now $(date +%s)"
 echo "== snapshot-vm: ready for snapshot"
 # Only a restored copy of this VM gets a new VM generation ID.
 i=0
-while [ "$(cat /sys/module/uidgen/parameters/node_id)" != -1 ] && [ $i -lt 900 ]; do
+node_now() { uidgen info | sed -n 's/^node_id: *\([^ ]*\).*/\1/p'; }
+while [ "$(node_now)" != unassigned ] && [ $i -lt 900 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done
 echo "== snapshot-vm: restored"
-echo "RESULT restored_node $(cat /sys/module/uidgen/parameters/node_id)"
+echo "RESULT restored_node $(node_now)"
 echo "RESULT restored_log $(dmesg | grep 'uidgen: node ID 6 revoked')"
 echo "RESULT restored_read $(uidgen 2>&1 | head -n 1)"
-echo 9 > /sys/module/uidgen/parameters/node_id; echo 1 > /sys/module/uidgen/parameters/node_new
+uidgen set-node 9 --new > /dev/null
 echo "RESULT reassigned $(uidgen decode "$(uidgen)")"
 echo "== snapshot-vm: done"
 poweroff -f
@@ -135,7 +137,7 @@ check "IDs after resume read as wall time (ID $at, wall $wn)" \
 	'[ -n "$at" ] && [ $((wn - at)) -le 1 ] && [ $((at - wn)) -le 1 ]'
 check "and sort after the ones before" '[ "$(get after)" -gt "$(get before)" ]'
 check "QEMU migrated the running guest to a file" '[ $migrated = yes ]'
-check "the restored VM's node ID is revoked" '[ "$(get restored_node)" = -1 ]'
+check "the restored VM's node ID is revoked" '[ "$(get restored_node)" = unassigned ]'
 check "with a kernel log line" \
 	'get restored_log | grep -q "revoked (VM fork or snapshot restore detected)"'
 check "the restored VM issues nothing" \

@@ -311,9 +311,9 @@ for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tm
 done
 
 # --- No module loaded (19.9) ---------------------------------------------------
-HINT="uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen node_id=N node_new=1' for a node ID that has never issued an ID; else 'modprobe uidgen node_id=N', then 'uidgen state restore FILE' with its state file (what uidgen-state.service does at boot)"
+HINT="uidgen: the uidgen module is not loaded: as root, 'modprobe uidgen', then 'uidgen set-node N --new' for a node ID that has never issued an ID, else 'uidgen state restore FILE' with its state file (what uidgen-state.service does at boot)"
 # A tree user (README "First use") has no installed module: the insmod form.
-HINT2="uidgen: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko node_id=N node_new=1'"
+HINT2="uidgen: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko'"
 if [ -e /sys/module/uidgen ]; then
 	echo "# the uidgen module is loaded here: the no-module checks are left out"
 else
@@ -345,10 +345,32 @@ try:
     uidgen.Uidgen("/dev/uid")
 except OSError as e:
     print(e)' 2>&1)
-		like "no module: Python says to load it with node_new=1 if new" "$err" \
-			"not loaded: as root, modprobe uidgen node_id=N node_new=1 for a node ID that has never issued an ID; else modprobe uidgen node_id=N, then uidgen state restore FILE"
+		like "no module: Python says to load it, then set-node N --new if new" "$err" \
+			"not loaded: as root, modprobe uidgen, then uidgen set-node N --new for a node ID that has never issued an ID, else uidgen state restore FILE"
 	fi
 fi
 
 echo "1..$_n"
+# set-node against this machine's state file (UIDGEN_STATE; the units'),
+# read before the device is opened: it never contradicts the file.
+printf 'node_id=4\nfloor_ms=100\n' > "$tmp/mine.state"
+export UIDGEN_STATE="$tmp/mine.state"
+fails "set-node of another node ID than the state file's" 1 \
+	"uidgen: this machine's state file $tmp/mine.state holds node ID 4, not 3: if 4 is this machine's node ID, run 'uidgen state restore $tmp/mine.state'; if not, move the file away first (it is node ID 4's history)" \
+	set-node 3 --new -d /dev/null
+fails "set-node --new of the state file's node ID" 1 \
+	"uidgen: this machine's state file $tmp/mine.state holds node ID 4's floor, 100 ms: it has issued IDs, and --new could repeat them; run 'uidgen state restore $tmp/mine.state' (or set-node 4 --state $tmp/mine.state)" \
+	set-node 4 --new -d /dev/null
+fails "set-node --floor below the state file's" 1 \
+	"uidgen: this machine's state file $tmp/mine.state holds node ID 4's floor, 100 ms: it has issued IDs, and a lower floor could repeat them; run 'uidgen state restore $tmp/mine.state' (or set-node 4 --state $tmp/mine.state)" \
+	set-node 4 --floor 99 -d /dev/null
+fails "set-node --floor at the state file's: on to the device" 1 \
+	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)" \
+	set-node 4 --floor 100 -d /dev/null
+printf 'node_id=3\nfloor_ms=5\n' > "$tmp/other.state"
+fails "set-node --state of another file: that file is the word" 1 \
+	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)" \
+	set-node 3 --state "$tmp/other.state" -d /dev/null
+unset UIDGEN_STATE
+
 done_testing

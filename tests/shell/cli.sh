@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The uidgen CLI against the real device. Run as root in the repository
-# with the module loaded with node_id=$UIDGEN_NODE.
+# with the module loaded and node ID $UIDGEN_NODE assigned.
 . tests/shell/lib.sh
 U=${UIDGEN_CLI:-userlib/uidgen}
 node=${UIDGEN_NODE:?set UIDGEN_NODE}
@@ -91,12 +91,12 @@ is "-d /dev/null exits 1" "$rc" 1
 is "and says it is not a uidgen device" "$err" \
 	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)"
 # Options of another command are refused before anything is done.
-issued0=$(cat /sys/class/uidgen/uid/issued)
+issued0=$(cat /sys/class/misc/uid/issued)
 err=$($U -n 2 --new 2>&1); rc=$?
 is "-n 2 --new exits 2" "$rc" 2
 is "and says --new is set-node's" "$err" \
 	"uidgen: printing IDs takes no --new (an option of set-node): see 'uidgen --help'"
-is "and mints nothing" "$(cat /sys/class/uidgen/uid/issued)" "$issued0"
+is "and mints nothing" "$(cat /sys/class/misc/uid/issued)" "$issued0"
 for c in "info --floor 5" "stats -n 3" "decode -n 5 123" "--new decode 123" "revoke-node --new"; do
 	$U $c > /dev/null 2>&1; is "$c exits 2" "$?" 2
 done
@@ -105,9 +105,9 @@ err=$($U info extra 2>&1); rc=$?
 is "info extra exits 2" "$rc" 2
 is "and says info takes no arguments" "$err" "uidgen: info takes no arguments ('extra'): see 'uidgen info --help'"
 
-D=/sys/class/uidgen/uid
+D=/sys/class/misc/uid
 is "set-node with the same node and its floor" \
-	"$($U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1; echo $?)" 0
+	"$($U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1; echo $?)" 0
 err=$($U set-node $((node ^ 1)) --new 2>&1); rc=$?
 is "set-node with another node exits 1" "$rc" 1
 like "and says one is active" "$err" "another node ID is already active"
@@ -128,22 +128,14 @@ $U revoke-node
 $U set-node 010 --new > /dev/null 2>&1
 like "set-node 010 assigns node 10, not 8 (octal)" "$($U info)" "^node_id: +10\$"
 $U revoke-node
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1
 like "and the suite's node is back" "$($U info)" "^node_id: +$node\$"
-# A pending node ID (node_id= at load, modprobe.d) is the one set-node
-# completes: another node ID given by hand is refused, naming the pending one.
-$U revoke-node
-P=/sys/module/uidgen/parameters/node_id
-echo $((node ^ 1)) > $P
-like "node_id written in sysfs is pending" "$($U info)" "^node_id: +$((node ^ 1)), pending"
-err=$($U set-node "$node" --new 2>&1); rc=$?
-is "set-node of another node ID than the pending one exits 1" "$rc" 1
-is "and names the pending one and what to do" "$err" \
-	"uidgen: node ID $((node ^ 1)) is pending (node_id= at load, e.g. from /etc/modprobe.d), not $node: complete it with 'uidgen set-node $((node ^ 1)) --new|--floor MS|--state FILE'; if $node is this machine's node ID, fix node_id= where it is set and run 'uidgen revoke-node' first"
-like "and the pending node ID is left as it was" "$($U info)" "^node_id: +$((node ^ 1)), pending"
-$U revoke-node
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null 2>&1
-like "with none pending, set-node works" "$($U info)" "^node_id: +$node\$"
+# With no node ID in force, set-node assigns the one typed; with one in
+# force, another is refused (EBUSY) and the one in force is left as it was.
+err=$($U set-node "$((node ^ 1))" --new 2>&1); rc=$?
+is "set-node of another node ID than the one in force exits 1" "$rc" 1
+like "and says to revoke first" "$err" "another node ID is already active: revoke it first \('uidgen revoke-node'\)"
+like "and the node ID in force is left as it was" "$($U info)" "^node_id: +$node\$"
 
 # decode: a text of digits is decimal, whatever its length; base32 only
 # when it cannot be decimal. Every length 1..19, against the arithmetic
@@ -188,7 +180,7 @@ for bad in " -1" -1 0 +5 " 5" 5x 18446744073709551616; do
 done
 
 # A failed write stops minting within a chunk: count what the kernel issued.
-issued() { cat /sys/class/uidgen/uid/issued; }
+issued() { cat /sys/class/misc/uid/issued; }
 before=$(issued)
 err=$($U -n 3000000 2>&1 > /dev/full); rc=$?
 minted=$(( $(issued) - before ))
@@ -234,7 +226,6 @@ refused "DOS line endings" "/tmp/cli.state:1: 'node_id=1': a CR at the end"
 refused "a 5 kB file" "/tmp/cli.state: longer than 4096 bytes: not a state file\$"
 
 # --- The node ID's life (issue 10): floors, grants, the persister -------------
-P=/sys/module/uidgen/parameters
 st=/tmp/cli-node.state
 rm -f $st $st.tmp
 err=$($U set-node "$node" 2>&1); rc=$?
@@ -284,7 +275,7 @@ $U -n 1000 > /dev/null
 out=$($U state save $st); rc=$?
 is "state save exits 0" "$rc" 0
 like "state save revokes the node ID" "$($U info)" "^node_id: +unassigned"
-is "and saves the exact high water as the floor" "$(sed -n 's/^floor_ms=//p' $st)" "$(cat $D/high_water_ms)"
+is "and saves the exact high water as the floor" "$(sed -n 's/^floor_ms=//p' $st)" "$(stat_of high_water_ms)"
 is "with the node ID" "$(sed -n 's/^node_id=//p' $st)" "$node"
 floor=$(sed -n 's/^floor_ms=//p' $st)
 like "save says so" "$out" "^node ID $node revoked; saved node_id=$node floor_ms=$floor to $st\$"
@@ -292,24 +283,55 @@ is "save with no node active leaves the file" "$($U state save $st; sed -n 's/^f
 	"no node ID active: $st left as it is
 $floor"
 
-# Pending (as after modprobe.d node_id=N): nothing is issued.
-echo "$node" > $P/node_id
+# No node ID (as after a load): nothing is issued, with one errno.
 err=$($U 2>&1); rc=$?
-is "a pending node ID issues nothing" "$rc" 1
-like "the read fails with ENODATA" "$err" "No data available"
-like "and the CLI says what to run" "$err" "pending, its floor unknown: as root, run 'uidgen state restore FILE'"
-like "stats: node pending" "$($U stats)" "^node_state +pending\$"
-like "info: node pending" "$($U info)" "^node_id: +$node, pending \\(its floor is unknown"
-printf 'node_id=%s\nfloor_ms=%s\n' $((node ^ 1)) "$floor" > /tmp/cli-other.state
+is "no node ID issues nothing" "$rc" 1
+like "the read fails with EADDRNOTAVAIL" "$err" "Cannot assign requested address"
+like "and the CLI says what to run" "$err" "no node ID is active: as root, run 'uidgen state restore FILE', or 'uidgen set-node N --new'"
+like "stats: no node" "$($U stats)" "^node_state +none\$"
+like "info: unassigned" "$($U info)" "^node_id: +unassigned "
+# The state file names its node ID: restore never takes it from elsewhere.
+printf 'floor_ms=%s\n' "$floor" > /tmp/cli-other.state
 err=$($U state restore /tmp/cli-other.state 2>&1); rc=$?
-is "restore of another node ID's file exits 1" "$rc" 1
-like "and says whose it is" "$err" "is node ID $((node ^ 1))'s state, but node ID $node is pending"
+is "restore of a file with no node_id= exits 1" "$rc" 1
+like "and says what is missing" "$err" "has no node_id= line: it does not say which node ID its floor is for"
+like "and assigns nothing" "$($U info)" "^node_id: +unassigned "
+printf 'node_id=%s\nfloor_ms=%s\n' $((node ^ 1)) "$floor" > /tmp/cli-other.state
+$U set-node "$node" --state $st > /dev/null
+err=$($U state restore /tmp/cli-other.state 2>&1); rc=$?
+is "restore of another node ID's file, one active, exits 1" "$rc" 1
+like "and says whose it is" "$err" "is node ID $((node ^ 1))'s state, but node ID $node is active"
+err=$($U set-node "$node" --state /tmp/cli-other.state 2>&1); rc=$?
+is "set-node N --state of another node ID's file exits 1" "$rc" 1
+like "and names both" "$err" "holds the floor of node ID $((node ^ 1)), not $node"
+$U revoke-node
+# The machine's own state file (the units' UIDGEN_STATE) is its record of
+# its node ID and floor: set-node never contradicts it silently.
+mine=/tmp/cli-mine.state
+printf 'node_id=%s\nfloor_ms=%s\n' $((node ^ 1)) "$floor" > $mine
+err=$(UIDGEN_STATE=$mine $U set-node "$node" --new 2>&1); rc=$?
+is "set-node of another node ID than the machine's state file's exits 1" "$rc" 1
+is "and says whose the file is and what to run" "$err" \
+	"uidgen: this machine's state file $mine holds node ID $((node ^ 1)), not $node: if $((node ^ 1)) is this machine's node ID, run 'uidgen state restore $mine'; if not, move the file away first (it is node ID $((node ^ 1))'s history)"
+like "and assigns nothing" "$($U info)" "^node_id: +unassigned "
+printf 'node_id=%s\nfloor_ms=%s\n' "$node" "$floor" > $mine
+err=$(UIDGEN_STATE=$mine $U set-node "$node" --new 2>&1); rc=$?
+is "set-node N --new when the state file holds N's floor exits 1" "$rc" 1
+like "and says it has issued" "$err" "holds node ID $node's floor, $floor ms: it has issued IDs, and --new could repeat them"
+err=$(UIDGEN_STATE=$mine $U set-node "$node" --floor $((floor - 1)) 2>&1); rc=$?
+is "set-node N --floor below the file's exits 1" "$rc" 1
+like "and says so" "$err" "and a lower floor could repeat them"
+like "still nothing assigned" "$($U info)" "^node_id: +unassigned "
+ok "set-node N --floor at the file's floor is fine" \
+	sh -c "UIDGEN_STATE=$mine $U set-node $node --floor $floor > /dev/null"
+$U revoke-node
+rm -f $mine
 
 # Restore: persist a grant mark ahead, then node + floor + grant at once.
 # 20 s ahead: room for a slow VM to get through the checks below before
 # the grant is reached.
 out=$($U state restore $st --ahead-ms 20000); rc=$?
-is "state restore completes the pending node" "$rc" 0
+is "state restore assigns the file's node ID" "$rc" 0
 grant=$(sed -n 's/^floor_ms=//p' $st)
 like "with the file's floor and a grant" "$out" "^node ID $node active, floor $floor ms, grant $grant ms\$"
 ok "the grant was persisted as the next floor first ($grant > $floor)" [ "$grant" -gt "$floor" ]
@@ -373,7 +395,7 @@ $U revoke-node
 err=$($U state restore $st 2>&1); rc=$?
 is "restore with no file and no node exits 1" "$rc" 1
 like "and says what a first start needs" "$err" "set-node N --new"
-$U set-node "$node" --floor "$(cat $D/high_water_ms)" > /dev/null
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null
 err=$($U state restore $st --ahead-ms 0 2>&1); rc=$?
 is "restore with --ahead-ms 0 is refused (no grant: a crash could repeat)" "$rc" 2
 like "and says why" "$err" "needs --ahead-ms above 0"

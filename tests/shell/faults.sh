@@ -8,8 +8,6 @@
 . tests/shell/lib.sh
 KO=${UIDGEN_KO:-module/uidgen.ko}
 U=${UIDGEN_CLI:-userlib/uidgen}
-P=/sys/module/uidgen/parameters
-D=/sys/class/uidgen/uid
 state=/tmp/uidgen.state
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 
@@ -17,7 +15,8 @@ max() { sort -n | tail -n 1; }
 min() { sort -n | head -n 1; }
 
 # --- Reload with the wall clock an hour behind ------------------------------
-insmod $KO node_id=3 node_new=1
+insmod $KO
+$U set-node 3 --new > /dev/null
 ids1=$($U -n 2000)
 max1=$(echo "$ids1" | max)
 ok "state save" $U state save $state
@@ -34,18 +33,20 @@ date -s "@$(( $(date +%s) - 3600 ))" > /dev/null
 
 # Without the floor, IDs would go back in time: the test can tell. Only an
 # administrator who wrongly states the node ID is new gets there.
-insmod $KO node_id=3 node_new=1
+insmod $KO
+$U set-node 3 --new > /dev/null
 ok "without the floor, new IDs are lower (what the floor is for)" \
 	[ "$($U)" -lt "$max1" ]
 rmmod uidgen
 
-# node_id alone: pending, nothing issued until the floor arrives.
-insmod $KO node_id=3
-is "node_id=3 alone is pending" "$(cat $D/node_state)" pending
+# A load has no node ID: nothing issued until the state file's arrives,
+# with its floor.
+insmod $KO
+is "a load has no node ID" "$(stat_of node_state)" none
 $U > /dev/null 2>&1
 is "and issues nothing" "$?" 1
 like "state restore" "$($U state restore $state)" "^node ID 3 active, floor $floor ms, grant [0-9]+ ms$"
-is "the floor is in sysfs" "$(cat $P/floor_ms)" "$floor"
+like "the floor is in force" "$($U stats)" "^floor_ms +$floor \("
 ids2=$($U -n 2000)
 ok "with the floor, every new ID is above every old one" \
 	[ "$(echo "$ids2" | min)" -gt "$max1" ]
@@ -61,7 +62,8 @@ date -s "@$(( $(date +%s) + 3600 ))" > /dev/null
 # --- Unloading under readers, 100 times --------------------------------------
 bad=0; refused=0; i=0
 while [ $i -lt 100 ]; do
-	insmod $KO node_id=$((i % 32)) node_new=1 || bad=$((bad + 1))
+	insmod $KO || bad=$((bad + 1))
+	$U set-node $((i % 32)) --new > /dev/null || bad=$((bad + 1))
 	$U -n 1000000000 > /dev/null &
 	reader=$!
 	# Once the reader holds the device, rmmod is refused; never a crash.
@@ -81,7 +83,8 @@ is "rmmod refused every time a reader held the device" "$refused" 100
 # A reader blocked waiting for a tick: rmmod is refused, the reader is fine.
 # Four IDs per 5-second tick: a read of 12 gets the tick's 4 and waits.
 ok "loads with 4 IDs per 5-second tick" \
-	insmod $KO node_id=1 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=5000000
+	insmod $KO slot_bits=0 seq_bits=2 ts_bits=56 tick_us=5000000
+ok "and node ID 1" $U set-node 1 --new
 # One read(2) of 12 IDs that prints what it returned: with a handler, a
 # signal ends the wait and read() returns the whole IDs copied so far.
 python3 -c '

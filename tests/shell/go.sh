@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The Go binding (bindings/go) in the VM: its test binary, built on the host
 # with `go test -c` (make tests: Go 1.19 from Debian, no compiler run under
-# TCG), against the real device (module loaded with node_id=$UIDGEN_NODE).
+# TCG), against the real device (node ID $UIDGEN_NODE assigned after load).
 # Counts "--- PASS"/"--- FAIL"/"--- SKIP" into a "# Totals:" line (a skip
 # is a failure; UIDGEN_REQUIRE_DEVICE=1 makes a missing /dev/uid one too,
 # not a skip). Run as root in the repository.

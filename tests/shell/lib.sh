@@ -38,6 +38,13 @@ like() {	# like DESCRIPTION GOT EXTENDED-REGEX
 	fi
 }
 
+# stat_of NAME: the value 'uidgen stats' prints for NAME: the node's
+# state, grant, deadline, token and high water are INFO's (the CLI asks
+# it), not sysfs files.
+stat_of() {
+	${U:-userlib/uidgen} stats | awk -v k="$1" '$1 == k { print $2; exit }'
+}
+
 done_testing() {
 	echo "# Totals: pass:$_pass fail:$_fail xfail:0 xpass:0 skip:0 error:0"
 	[ "$_fail" -eq 0 ]

@@ -4,15 +4,16 @@
 # and the real module, in the VM: `make install` (into tmpfs copies of
 # PostgreSQL's library and extension directories, the guest's / being
 # read-only), initdb into /tmp as the postgres user, then pg_regress with
-# the module loaded six ways: default layout and node 7; another layout;
-# no node ID; a node ID pending (no floor); four IDs per 10-second tick
-# (waits, statement_timeout); no module. Each pg_regress
+# the module loaded five ways: default layout and node 7; another layout;
+# no node ID; four IDs per 10-second tick (waits, statement_timeout); no
+# module. Each pg_regress
 # test is one TAP result, plus the set-up steps and "no backend crashed".
 #
 # Run as root in the repository, the module unloaded; clients/postgresql
 # built on the host (make tests). Sourced helpers: tests/shell/lib.sh.
 . tests/shell/lib.sh
 KO=${UIDGEN_KO:-module/uidgen.ko}
+U=userlib/uidgen
 PGBIN=$(pg_config --bindir)
 REGRESS=$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress
 T=/tmp/pg
@@ -79,20 +80,18 @@ unload() {
 }
 
 unload
-insmod "$KO" node_id=7 node_new=1
+insmod "$KO" && $U set-node 7 --new > /dev/null
 regress default uidgen uidgen_uuid
 unload
-insmod "$KO" node_id=3 node_new=1 ts_bits=50 node_bits=3 slot_bits=2 seq_bits=8 \
-	tick_us=250 epoch_ms=1735689600000
+insmod "$KO" ts_bits=50 node_bits=3 slot_bits=2 seq_bits=8 \
+	tick_us=250 epoch_ms=1735689600000 && $U set-node 3 --new > /dev/null
 regress layout uidgen_layout
 unload
 insmod "$KO"
 regress nonode uidgen_nonode
 unload
-insmod "$KO" node_id=5
-regress pending uidgen_pending
-unload
-insmod "$KO" node_id=2 node_new=1 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=10000000
+insmod "$KO" slot_bits=0 seq_bits=2 ts_bits=56 tick_us=10000000 &&
+	$U set-node 2 --new > /dev/null
 regress wait uidgen_wait
 unload
 regress nomodule uidgen_nomodule

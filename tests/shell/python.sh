@@ -4,7 +4,7 @@
 # guest has no network) from a copy of the source, with Debian's setuptools
 # and wheel (--no-build-isolation: an isolated build would fetch setuptools
 # from PyPI), into /tmp; then its unittest tests, on the installed copy,
-# against the real device (module loaded with node_id=$UIDGEN_NODE).
+# against the real device (node ID $UIDGEN_NODE assigned after load).
 # Run as root in the repository; tests/lib/idref built (make tests).
 set -u
 PY=/usr/bin/python3

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Parameter writes racing the module's init and exit. The sysfs files
-# exist while uidgen_init() runs and until after uidgen_exit() returns: a
-# write in those windows must be checked like any other, and once the
-# module is going must touch nothing (ENODEV). Run as root in the
-# repository inside the test VM, with the module not loaded; leaves it
-# unloaded. Any oops or KASAN report fails the VM run as a whole.
+# Parameter files racing the module's init and exit. They exist while
+# uidgen_init() runs and until after uidgen_exit() returns; all of them
+# are read-only, so a write in those windows changes nothing, and a read
+# touches nothing that is being freed. Run as root in the repository
+# inside the test VM, with the module not loaded; leaves it unloaded. Any
+# oops or KASAN report fails the VM run as a whole.
 . tests/shell/lib.sh
 KO=${UIDGEN_KO:-module/uidgen.ko}
 U=userlib/uidgen
@@ -19,57 +19,44 @@ writer() {
 	done
 }
 
-# 1. A node ID that does not fit node_bits, written while init runs: the
-# load is refused, or the write is; never a node ID of 99 in a 5-bit field.
-bad=0; loaded=0; i=0
-while [ $i -lt $N ]; do
-	writer $P/node_id 99 &
-	w=$!
-	if insmod $KO 2>/dev/null; then
-		loaded=$((loaded + 1))
-		kill $w; wait $w 2>/dev/null
-		[ "$(cat $P/node_id)" != 99 ] || bad=$((bad + 1))
-		rmmod uidgen
-	else
-		kill $w; wait $w 2>/dev/null
-		dmesg | tail -n 3 | grep -q 'uidgen: node_id=99 does not fit node_bits=5' ||
-			bad=$((bad + 1))
-	fi
-	i=$((i + 1))
-done
-is "node_id=99 written during init: never in force ($loaded of $N loads completed)" "$bad" 0
+# reader: read every parameter file as fast as it will go, until killed.
+reader() {
+	while :; do
+		cat $P/* > /dev/null 2>&1
+	done
+}
 
-# 2. A floor written while init runs is applied, or refused: never recorded
-# and ignored. Whatever floor_ms reads, the first ID is past it.
-bad=0; i=0
-floor=$(( $(date +%s%3N) + 3600000 ))
-while [ $i -lt $N ]; do
-	writer $P/floor_ms $floor &
-	w=$!
-	insmod $KO node_id=1 node_new=1 || bad=$((bad + 1))
-	kill $w; wait $w 2>/dev/null
-	f=$(cat $P/floor_ms)
-	t=$(date -u -d "$($U decode "$($U)" | sed 's/.*time=\([^ ]*\).*/\1/')" +%s%3N)
-	[ "$f" = 0 ] || [ "$t" -gt "$f" ] || bad=$((bad + 1))
-	rmmod uidgen
-	i=$((i + 1))
-done
-is "floor_ms written during init: applied whenever it reads back" "$bad" 0
-
-# 3. Writes while the module unloads: ENODEV or done before; never a
-# revoke that touches the freed fence page, never a crash.
+# 1. Writes while init runs: refused, never applied. No node ID either:
+# node_id is no parameter, so nothing written there can name one.
 bad=0; i=0
 while [ $i -lt $N ]; do
-	insmod $KO node_id=2 node_new=1 || bad=$((bad + 1))
-	writer $P/node_id -1 &
+	writer $P/max_borrow_ticks 5 &
 	w1=$!
-	writer $P/floor_ms $floor &
+	writer $P/node_id 9 &
 	w2=$!
-	rmmod uidgen || bad=$((bad + 1))
+	insmod $KO || bad=$((bad + 1))
 	kill $w1 $w2; wait $w1 $w2 2>/dev/null
+	[ "$(cat $P/max_borrow_ticks)" = 0 ] || bad=$((bad + 1))
+	[ "$(stat_of node_state)" = none ] || bad=$((bad + 1))
+	[ ! -e $P/node_id ] || bad=$((bad + 1))
+	rmmod uidgen || bad=$((bad + 1))
 	i=$((i + 1))
 done
-is "$N unloads under parameter writes" "$bad" 0
+is "$N loads under parameter writes: none applied, no node ID" "$bad" 0
+
+# 2. Reads while the module loads and unloads, with a node ID assigned in
+# between: never a crash.
+bad=0; i=0
+while [ $i -lt $N ]; do
+	reader &
+	r=$!
+	insmod $KO || bad=$((bad + 1))
+	$U set-node 2 --new > /dev/null || bad=$((bad + 1))
+	rmmod uidgen || bad=$((bad + 1))
+	kill $r; wait $r 2>/dev/null
+	i=$((i + 1))
+done
+is "$N loads and unloads under parameter reads" "$bad" 0
 ok "no oops, no KASAN report" sh -c "! dmesg | grep -Eq 'BUG:|Oops|KASAN|general protection'"
 
 done_testing

@@ -52,12 +52,10 @@
  *    writable user memory. IDs minted for a copy that faulted are never
  *    handed out: they leave a gap, never a duplicate.
  *  - EADDRNOTAVAIL: no node ID is in force, so no ID can be issued: none
- *    was assigned yet, or it was revoked (by an administrator, by the lease
- *    deadline passing, or because the kernel saw this VM forked or restored
- *    from a snapshot). UIDGEN_IOC_ASSIGN assigns one.
- *  - ENODATA: a node ID is set but pending: its floor (the floor of
- *    everything ever issued under it) is not known yet, so nothing is
- *    issued under it. It becomes active when the floor arrives.
+ *    was assigned since the module was loaded (it loads with none), or it
+ *    was revoked (by an administrator, by the lease deadline passing, or
+ *    because the kernel saw this VM forked or restored from a snapshot).
+ *    UIDGEN_IOC_ASSIGN assigns one.
  *  - EPERM: UIDGEN_IOC_ASSIGN, _RENEW or _REVOKE without CAP_SYS_ADMIN.
  *  - ERANGE: UIDGEN_IOC_ASSIGN with a node ID that does not fit node_bits.
  *  - EBUSY: UIDGEN_IOC_ASSIGN of another node ID while one is in force
@@ -116,16 +114,15 @@ struct uidgen_batch {
 
 /* struct uidgen_info.node_state */
 #define UIDGEN_NODE_STATE_NONE		0	/* no node ID: nothing issued */
-#define UIDGEN_NODE_STATE_PENDING	1	/* set, floor unknown: nothing issued */
-#define UIDGEN_NODE_STATE_ACTIVE	2	/* IDs are issued under it */
+#define UIDGEN_NODE_STATE_ACTIVE	1	/* IDs are issued under it */
 
 /**
  * struct uidgen_info - ioctl(UIDGEN_IOC_INFO)
  * @size: in: sizeof(struct uidgen_info) as the caller knows it; out: how
  *        many bytes the kernel filled, the smaller of that and its own
  * @flags: in: must be 0
- * @node_id: out: the node ID set (pending or active), or UIDGEN_NODE_NONE
- * @node_state: out: UIDGEN_NODE_STATE_NONE, _PENDING or _ACTIVE
+ * @node_id: out: the node ID in force, or UIDGEN_NODE_NONE
+ * @node_state: out: UIDGEN_NODE_STATE_NONE or _ACTIVE
  * @ts_bits: out: width of the timestamp field
  * @node_bits: out: width of the node field
  * @slot_bits: out: width of the slot field
@@ -173,7 +170,8 @@ struct uidgen_info {
  * DOC: The node ID's life
  *
  * Three ioctls, each needing CAP_SYS_ADMIN, assign the node ID the IDs
- * carry, renew its lease and revoke it. "Persist before you issue": an
+ * carry, renew its lease and revoke it; nothing else does (the module
+ * loads with no node ID). "Persist before you issue": an
  * assignment says where the node ID's history ends, with its floor or
  * with UIDGEN_ASSIGN_NEW (it never issued an ID anywhere); the kernel
  * never guesses a floor. Node ID, floor, grant, deadline and token take

@@ -830,7 +830,7 @@ static void test_cache_staleness(void)
 /* Without the cache every ID is read from the kernel: fresh, and no run. */
 static long long issued_count(void)
 {
-	FILE *f = fopen("/sys/class/uidgen/uid/issued", "r");
+	FILE *f = fopen("/sys/class/misc/uid/issued", "r");
 	long long n = -1;
 
 	if (f) {
@@ -888,30 +888,14 @@ static void test_cache_off_and_errors(void)
 	uidgen_close(g);
 }
 
-/* Write @value to the module parameter @name through sysfs. */
-static int write_param(const char *name, unsigned int value)
-{
-	char path[128];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/module/uidgen/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%u\n", value) > 0;
-	ok = !fclose(f) && ok;
-	return ok ? 0 : -1;
-}
-
 /*
  * A revoke reaches cached runs: the next uidgen_next() fails with
- * EADDRNOTAVAIL instead of handing out the rest of its run; a node ID
- * given with no floor is pending, ENODATA; IDs flow again once it is
- * assigned as new. Needs root.
+ * EADDRNOTAVAIL instead of handing out the rest of its run; IDs flow
+ * again once the node ID is assigned as new. Needs root.
  */
 static void test_cache_fence(void)
 {
+	struct uidgen_assign as = { .size = sizeof(as), .flags = UIDGEN_ASSIGN_NEW };
 	struct uidgen_info in;
 	struct uidgen *g;
 	uint64_t a, b;
@@ -926,10 +910,9 @@ static void test_cache_fence(void)
 	      "a cached run");
 	CHECK(node_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke");
 	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "fenced off");
-	CHECK(write_param("node_id", in.node_id) == 0, "node_id %u, no floor",
-	      in.node_id);
-	CHECK(uidgen_next(g, &b) == -ENODATA, "pending: ENODATA");
-	CHECK(write_param("node_new", 1) == 0, "and node_new=1");
+	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "and stays off");
+	as.node_id = in.node_id;
+	CHECK(uidgen_assign(g, &as) == 0, "node ID %u again, new", in.node_id);
 	CHECK(uidgen_next(g, &b) == 0 && b > a + 1, "issues again");
 	uidgen_close(g);
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The Python binding's tests (unittest). Pure: decode and the UUID/ULID
 views against libuidgen's own answers (tests/lib/idref) on the same IDs.
-Device: against the real /dev/uid, module loaded with node_id=$UIDGEN_NODE;
+Device: against the real /dev/uid, node ID $UIDGEN_NODE assigned after load;
 run as root in the repository (the VM's `python` suite). Prints a
 kselftest-style "# Totals:" line."""
 import errno
@@ -109,13 +109,13 @@ class Pure(unittest.TestCase):
         self.assertIsInstance(e, OSError)
         self.assertIsInstance(e, FileNotFoundError)
         self.assertIn("not loaded", str(e))
-        self.assertIn("insmod module/uidgen.ko node_id=N node_new=1", str(e))
+        self.assertIn("insmod module/uidgen.ko, then uidgen set-node N --new", str(e))
 
 
 @unittest.skipUnless(os.path.exists("/dev/uid") and os.environ.get("UIDGEN_NODE"),
                      "needs /dev/uid and UIDGEN_NODE")
 class Device(unittest.TestCase):
-    """The real device; the module loaded with node_id=$UIDGEN_NODE."""
+    """The real device; node ID $UIDGEN_NODE assigned after load."""
 
     node = int(os.environ.get("UIDGEN_NODE", "-1"))
 
@@ -192,28 +192,21 @@ class Device(unittest.TestCase):
         g.close()
 
     def test_revoke_stops_next(self):
+        cli = os.path.join(os.environ.get("UIDGEN_REPO", "."), "userlib/uidgen")
         g = uidgen.Uidgen()
         g.next()        # a run is cached now
-        with open("/sys/module/uidgen/parameters/node_id", "w") as fh:
-            fh.write("-1")
+        subprocess.run([cli, "revoke-node"], check=True)
         try:
             with self.assertRaises(uidgen.NoNodeError) as cm:
                 g.next()
             self.assertEqual(cm.exception.errno, errno.EADDRNOTAVAIL)
             self.assertIsInstance(cm.exception, OSError)
+            self.assertIn("uidgen set-node N --new", str(cm.exception))
             with self.assertRaises(uidgen.NoNodeError):
                 g.batch(3)
-            # The node ID again, from sysfs: pending until its floor is known.
-            with open("/sys/module/uidgen/parameters/node_id", "w") as fh:
-                fh.write(str(self.node))
-            with self.assertRaises(uidgen.NodePendingError) as cm:
-                g.next()
-            self.assertEqual(cm.exception.errno, errno.ENODATA)
         finally:
-            with open("/sys/module/uidgen/parameters/node_id", "w") as fh:
-                fh.write(str(self.node))
-            with open("/sys/module/uidgen/parameters/node_new", "w") as fh:
-                fh.write("1")
+            subprocess.run([cli, "set-node", str(self.node), "--new"],
+                           check=True, stdout=subprocess.DEVNULL)
         self.assertEqual(g.decode(g.next()).node, self.node)
         g.close()
 
@@ -225,7 +218,7 @@ class Installed(unittest.TestCase):
     def test_installed_by_pip(self):
         target = os.environ["UIDGEN_PIP_TARGET"]
         self.assertTrue(uidgen.__file__.startswith(target + "/uidgen/"), uidgen.__file__)
-        self.assertTrue(os.path.isdir(os.path.join(target, "uidgen-1.4.0.dist-info")))
+        self.assertTrue(os.path.isdir(os.path.join(target, "uidgen-2.0.0.dist-info")))
 
 
 if __name__ == "__main__":

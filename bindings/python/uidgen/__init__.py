@@ -24,7 +24,7 @@ import uuid as _uuid
 __all__ = ["Uidgen", "Info", "Parts", "next", "batch", "info", "decode",
            "to_uuid", "from_uuid", "to_ulid", "from_ulid", "UidgenError",
            "NoDeviceError", "DevicePermissionError", "NoNodeError",
-           "NodePendingError", "ExhaustedError", "InvalidIdError"]
+           "ExhaustedError", "InvalidIdError"]
 
 DEVICE = "/dev/uid"
 ID_BITS = 63
@@ -61,10 +61,6 @@ class NoNodeError(UidgenError):
     """EADDRNOTAVAIL: no node ID assigned (none given, or revoked)."""
 
 
-class NodePendingError(UidgenError):
-    """ENODATA: the node ID is pending, its floor unknown."""
-
-
 class ExhaustedError(UidgenError):
     """EOVERFLOW: the timestamp field has run out."""
 
@@ -73,21 +69,20 @@ class InvalidIdError(UidgenError, ValueError):
     """EINVAL, ERANGE: not an ID (or UUID) of this layout."""
 
 
-# Each hint is the whole next step: "modprobe uidgen node_id=N" alone
-# leaves the node ID pending (ENODATA) until its floor is restored.
+# Each hint is the whole next step: the module loads with no node ID,
+# and the CLI assigns it (the units do at boot).
 _NOT_LOADED = ("the uidgen kernel module is not loaded: as root, "
-               "modprobe uidgen node_id=N node_new=1 for a node ID that has never issued an ID; "
-               "else modprobe uidgen node_id=N, then uidgen state restore FILE with its state file "
+               "modprobe uidgen, then uidgen set-node N --new for a node ID that has never issued an ID, "
+               "else uidgen state restore FILE with its state file "
                "(modprobe finds the module once make install or a package put it in place; "
-               "from the source tree, insmod module/uidgen.ko node_id=N node_new=1)")
+               "from the source tree, insmod module/uidgen.ko, then uidgen set-node N --new)")
 _HINTS = {
     _errno.ENOENT: (NoDeviceError, _NOT_LOADED),
     _errno.ENODEV: (NoDeviceError, _NOT_LOADED),
     _errno.ENXIO: (NoDeviceError, _NOT_LOADED),
-    _errno.EACCES: (DevicePermissionError, "/dev/uid is restricted to a group (dev_mode, dev_gid)"),
+    _errno.EACCES: (DevicePermissionError, "/dev/uid is restricted to a group (its udev rule, 60-uidgen.rules)"),
     _errno.EPERM: (DevicePermissionError, "needs CAP_SYS_ADMIN"),
     _errno.EADDRNOTAVAIL: (NoNodeError, "no node ID is assigned: as root, uidgen state restore FILE, or uidgen set-node N --new for a node ID that has never issued an ID"),
-    _errno.ENODATA: (NodePendingError, "the node ID is pending: its floor is unknown (uidgen state restore)"),
     _errno.EOVERFLOW: (ExhaustedError, "the timestamp field is exhausted for this layout"),
     _errno.EINVAL: (InvalidIdError, None),
     _errno.ERANGE: (InvalidIdError, None),

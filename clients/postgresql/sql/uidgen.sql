@@ -1,5 +1,5 @@
 -- uidgen for PostgreSQL: IDs, decoding, time ranges. Needs the module
--- loaded with the default layout and node_id=7 (tests/shell/postgresql.sh).
+-- loaded with the default layout and node ID 7 (tests/shell/postgresql.sh).
 SET timezone = 'UTC';
 SET extra_float_digits = 0;
 

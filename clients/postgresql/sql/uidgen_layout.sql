@@ -1,5 +1,5 @@
 -- uidgen for PostgreSQL under another layout: ts_bits=50 node_bits=3
--- slot_bits=2 seq_bits=8 tick_us=250 epoch_ms=1735689600000, node_id=3.
+-- slot_bits=2 seq_bits=8 tick_us=250 epoch_ms=1735689600000, node ID 3.
 -- The extension reads it from the device; nothing is hard-coded.
 SET timezone = 'UTC';
 SELECT DISTINCT (uidgen_decode(id)).node FROM uidgen_next(500) AS id;
