@@ -40,7 +40,7 @@ declare -A apid
 
 . tests/lease/harness.sh
 cleanup() {
-	for p in "${apid[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	kill_agents
 	etcd_stop
 }
 trap cleanup EXIT

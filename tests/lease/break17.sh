@@ -33,7 +33,7 @@ proxy=
 
 . tests/lease/harness.sh
 cleanup() {
-	for p in "${apid[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	kill_agents
 	[ -z "$proxy" ] || kill "$proxy" 2>/dev/null
 	etcd_stop
 }

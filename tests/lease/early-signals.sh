@@ -32,7 +32,7 @@ agent=${AGENT:-$repo/lease/uidgen-lease}
 declare -A apid
 . tests/lease/harness.sh
 cleanup() {
-	for p in "${apid[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	kill_agents
 	etcd_stop
 }
 trap cleanup EXIT

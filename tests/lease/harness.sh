@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The host harness the lease suites share (tests/lease/host.sh, break17.sh,
-# break17-open.sh): uidgen-lease agents with the device stand-in against
+# break17-open.sh, early-signals.sh): uidgen-lease agents with the device stand-in against
 # the 3-member etcd of tests/lib/etcd.sh ($etcd_eps). The caller sets
 # $agent (the uidgen-lease to run), $out (each agent's files) and
 # declares the associative array apid (NAME -> pid).
@@ -16,6 +16,12 @@ start() {
 		-o ttl=5 -o margin_ms=1000 -o timeout_ms=1000 -o retry_ms=200 "$@" \
 		>> "$out/$name.log" 2>&1 &
 	apid[$name]=$!
+}
+# kill_agents: SIGKILL every agent start() started (a stopped one too),
+# for the suites' exit traps.
+kill_agents() {
+	local p
+	for p in "${apid[@]}"; do kill -KILL "$p" 2>/dev/null; done
 }
 # stop NAME: a hand-over (SIGUSR1: revoke, then release in etcd);
 # SIGTERM leaves the node for the next start to adopt (the case below).

@@ -32,7 +32,7 @@ declare -A apid
 
 . tests/lease/harness.sh
 cleanup() {
-	for p in "${apid[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	kill_agents
 	[ -z "${wpid:-}" ] || kill "$wpid" 2>/dev/null
 	etcd_stop
 }
