@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/kernel.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -240,7 +241,12 @@ static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
 	if (ret)
 		return ret;
-	return op->fn(file, &buf, uarg, usize);
+	/*
+	 * RESERVE and BATCH are the minting path: with retpolines, called
+	 * directly rather than through one.
+	 */
+	return INDIRECT_CALL_2(op->fn, uidgen_ioctl_reserve, uidgen_ioctl_batch,
+			       file, &buf, uarg, usize);
 }
 
 static vm_fault_t uidgen_vm_fault(struct vm_fault *vmf)
