@@ -3,18 +3,36 @@
 # Runs inside the VM (tests/qemu/vm.sh) for bench/compare.sh: the cost and
 # scale sections of a baseline build and of this tree, in turns.
 #
-#   bench/compare-guest.sh BASEDIR ROUNDS
+#   bench/compare-guest.sh ROUNDS BASEDIR THISDIR [BASEDIR THISDIR]...
 #
-# BASEDIR is the baseline's built tree (module/uidgen.ko and
-# bench/uidgen_bench, a 1.x release: the node ID and node_new are insmod
-# parameters); this tree's module takes its node from the CLI (2.0). Each
-# round runs the baseline, then this tree; each turn writes
-# SIDE-cost-N.txt, SIDE-scale5-N.txt and SIDE-scale0-N.txt (SIDE base or
-# this) to $UIDGEN_VM_OUT, and "done" when all rounds have run.
+# Each BASEDIR THISDIR pair is one layout (compare.sh): BASEDIR the
+# baseline's built tree (module/uidgen.ko and bench/uidgen_bench, a 1.x
+# release: the node ID and node_new are insmod parameters), THISDIR this
+# tree's, built the same way, whose module takes its node from its CLI
+# (userlib/uidgen, 2.0). Round N runs pair (N - 1) mod L of the L pairs,
+# and each pair's visits alternate which side goes first (compare.sh asks
+# for a multiple of 2L rounds). A round runs each side's cost section three
+# times, SIDE-cost-N-K.txt (K 1 to 3), and its scale sections once,
+# SIDE-scale5-N.txt and SIDE-scale0-N.txt (SIDE base or this), in
+# $UIDGEN_VM_OUT; "done" when all rounds have run.
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
-BASE=$1
-ROUNDS=$2
+ROUNDS=$1
+shift
+[ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ] || { echo "compare: BASEDIR THISDIR pairs wanted"; exit 1; }
+PAIRS="$*"
+NLAY=$(($# / 2))
+
+# pair N: BASE and THIS for round N.
+pair() {
+	i=$1
+	set -f
+	set -- $PAIRS
+	set +f
+	i=$(((i - 1) % ($# / 2)))
+	shift $((2 * i))
+	BASE=$1 THIS=$2
+}
 
 # load SIDE NODE PARAM...: SIDE's module with the layout PARAM..., node
 # NODE assigned as new the way SIDE's release does it.
@@ -26,9 +44,9 @@ load() {
 		insmod "$BASE/module/uidgen.ko" "$@" node_id="$node" node_new=1 ||
 			{ echo "compare: baseline insmod $* failed"; exit 1; }
 	else
-		insmod module/uidgen.ko "$@" ||
+		insmod "$THIS/module/uidgen.ko" "$@" ||
 			{ echo "compare: insmod $* failed"; exit 1; }
-		userlib/uidgen set-node "$node" --new > /dev/null ||
+		"$THIS/userlib/uidgen" set-node "$node" --new > /dev/null ||
 			{ echo "compare: set-node $node --new failed"; exit 1; }
 	fi
 }
@@ -39,26 +57,53 @@ epoch=$(( ($(date +%s) - 86400) * 1000 ))
 cost="ts_bits=36 node_bits=0 slot_bits=5 seq_bits=22 epoch_ms=$epoch"
 one="ts_bits=41 node_bits=0 slot_bits=0 seq_bits=22 epoch_ms=$epoch"
 
-# turn SIDE N: one side's sections, with its own bench binary.
-turn() {
-	side=$1 n=$2
-	if [ "$side" = base ]; then b=$BASE/bench/uidgen_bench; else b=bench/uidgen_bench; fi
-	echo "== round $n, $side"
-	load "$side" 0 $cost
-	$b cost > "$OUT/$side-cost-$n.txt" || { echo "compare: $side cost failed"; exit 1; }
-	$b scale > "$OUT/$side-scale5-$n.txt" || { echo "compare: $side scale failed"; exit 1; }
-	load "$side" 0 $one
-	$b scale > "$OUT/$side-scale0-$n.txt" || { echo "compare: $side scale failed"; exit 1; }
+# bin SIDE: that side's bench binary.
+bin() {
+	if [ "$1" = base ]; then echo "$BASE/bench/uidgen_bench"; else echo "$THIS/bench/uidgen_bench"; fi
+}
+
+# cost_turn SIDE N K: one side's cost section, the Kth of round N. The host's
+# slow spells last seconds to tens of seconds and slow a whole section
+# alike: many short sections, the sides alternating, give each side more
+# quiet ones than a few long turns would.
+cost_turn() {
+	load "$1" 0 $cost
+	"$(bin "$1")" cost > "$OUT/$1-cost-$2-$3.txt" || { echo "compare: $1 cost failed"; exit 1; }
+}
+
+# scale_turn SIDE N: one side's scale sections, on both ID layouts.
+scale_turn() {
+	load "$1" 0 $cost
+	"$(bin "$1")" scale > "$OUT/$1-scale5-$2.txt" || { echo "compare: $1 scale failed"; exit 1; }
+	load "$1" 0 $one
+	"$(bin "$1")" scale > "$OUT/$1-scale0-$2.txt" || { echo "compare: $1 scale failed"; exit 1; }
 }
 
 # $cost and $one are split on purpose: one insmod parameter each.
 # Seed the random pool first, with nothing else running (bench/guest.sh).
+pair 1
 load this 0 $cost
 dd if=/dev/random of=/dev/null bs=1 count=1 2>/dev/null
 n=1
 while [ "$n" -le "$ROUNDS" ]; do
-	turn base "$n"
-	turn this "$n"
+	pair "$n"
+	echo "== round $n: $BASE, $THIS"
+	# A layout's visits alternate which side goes first, so that in
+	# none does one side always run later; within a round the cost
+	# sections go ABBAAB.
+	if [ $(((n - 1) / NLAY % 2)) -eq 0 ]; then
+		first=base second=this
+	else
+		first=this second=base
+	fi
+	cost_turn $first "$n" 1
+	cost_turn $second "$n" 1
+	cost_turn $second "$n" 2
+	cost_turn $first "$n" 2
+	cost_turn $first "$n" 3
+	cost_turn $second "$n" 3
+	scale_turn $first "$n"
+	scale_turn $second "$n"
 	n=$((n + 1))
 done
 rmmod uidgen

@@ -4,55 +4,123 @@
 # make bench-compare (and the second half of make bench): this tree's
 # benchmark rows against a baseline release's, in one VM boot.
 #
-#   bench/compare.sh [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-B | -T]
+#   bench/compare.sh [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-a 'ALIGN...'] [-B | -T]
+#
+# Under TCG where code lands moves its cost: a jump between two 4 KiB
+# pages of guest code is not chained (QEMU looks its target up every
+# time), so a hot loop or call across a page boundary runs slower whatever
+# it does. With one build per side, a row measured the two linkers' luck
+# as much as the code: one side's hot function across a page and the
+# other's not moved rows by 10 to 20% (and every function on a page of its
+# own, -falign-functions=4096, moved others by up to 40%). So both sides
+# are built in the same several layouts: every function aligned to each
+# ALIGN of the list (-falign-functions; 0 is as shipped; default "0 512"),
+# module, libuidgen, CLI and bench binary alike. Round N runs layout
+# (N - 1) mod L, and each layout's visits alternate which side goes first
+# (ROUNDS a multiple of twice the layouts; default twice). A round runs
+# each side's cost section three times, in the order ABBAAB (the host's
+# slow spells last long enough to slow a whole section: more, shorter
+# sections give each side more quiet ones), then each side's scale
+# sections once, A then B. About 140 s per round.
+# Each side loads its own module its own way and runs its own uidgen_bench.
+#
+# Per layout, a row's ratio is this tree's best turn over the baseline's
+# best turn in that layout (paired: the same placement rules on both
+# sides); the table gives each layout's ratio and their geometric mean,
+# which is what "> 5% slower" is judged on, and the spread (within a
+# layout, the worst turn's figure against its best, the largest over
+# sides and layouts: the noise a ratio is to be read against). It ends
+# with each layout's functions that straddle a page, per side.
 #
 # The baseline (default: tag v1.4.0; with no such tag, b251b5b, the commit
-# the tree's other 1.4.0 comparisons use) is exported with git archive into
-# /var/cache/uidgen-bench/COMMIT (outside the checkout; $UIDGEN_BENCH_CACHE
-# moves it) and its module, libuidgen and bench/uidgen_bench built there
-# for KVER (default: the newest 6.1 kernel), once: a later run reuses them.
-# -B builds the baseline and stops (no VM); -T prints the table again from
-# the turns' files a run left in OUTDIR.
-# This tree's module, library, CLI and bench binary must be built already
-# (make bench-compare does that).
+# the tree's other 1.4.0 comparisons use) is exported with git archive and
+# built in /var/cache/uidgen-bench/COMMIT/KVER/LAYOUT-RECIPE (outside the
+# checkout; RECIPE hashes what built it: this script's build steps, the
+# compiler, the kernel headers' package and the environment they read;
+# $UIDGEN_BENCH_CACHE moves it), once: a later run reuses it. This tree
+# (its work tree, uncommitted changes included) is copied into OUTDIR and
+# built there, per layout, on every run. KVER is the kernel (default: the
+# newest 6.1). -B builds the baseline and stops (no VM); -T prints the
+# table again from what a run left in OUTDIR (its meta file says which
+# baseline and layouts).
 #
-# In the VM (bench/compare-guest.sh) the two sides take turns, baseline
-# first, ROUNDS times each (default 3): each turn loads its own module its
-# own way and runs its own uidgen_bench's cost and scale sections. Each
-# row's figure per side is its best (least ns per ID) over the turns; the
-# table gives both, the ratio this/baseline and the spread of the turns.
-# Rows are matched by name; a row only one side has is listed as such.
+# The guest sees this machine's root read-only, with tmpfs over /tmp, /run
+# and /root: OUTDIR and the cache must lie elsewhere.
 #
 # A benchmark, not a test: it prints, and fails only if it cannot run.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
+
+die() { echo "$0: $*" >&2; exit 2; }
 
 base_rev=
 base_note=
-rounds=3
+rounds=
 kver=
 out=
 build_only=
 table_only=
-while getopts "b:k:o:r:BT" opt; do
+aligns="0 512"
+while getopts "b:k:o:r:a:BT" opt; do
 	case $opt in
 	b) base_rev=$OPTARG ;;
 	k) kver=$OPTARG ;;
 	o) out=$OPTARG ;;
 	r) rounds=$OPTARG ;;
+	a) aligns=$OPTARG ;;
 	B) build_only=1 ;;
 	T) table_only=1 ;;
-	*) echo "usage: $0 [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-B | -T]" >&2; exit 2 ;;
+	*) die "usage: $0 [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-a 'ALIGN...'] [-B | -T]" ;;
 	esac
 done
-[ "$rounds" -ge 1 ] 2>/dev/null || { echo "$0: -r wants a count, not '$rounds'" >&2; exit 2; }
+# Paths as the caller gave them, before the cd.
+[ -z "$out" ] || out=$(realpath -m "$out")
+cache=$(realpath -m "${UIDGEN_BENCH_CACHE:-/var/cache/uidgen-bench}")
+cd "$repo"
 [ -n "$kver" ] || kver=$(tests/qemu/kver.sh 6.1)
 out=${out:-$repo/build/bench-compare-$kver}
+case $repo/ in "$out"/*) die "-o $out holds the checkout: it is emptied on every run" ;; esac
+
+# -T: the run's own baseline, kernel and layouts, not this call's.
+if [ -n "$table_only" ]; then
+	[ -e "$out/meta" ] && [ -e "$out/done" ] || die "no finished run in $out"
+	# shellcheck source=/dev/null
+	. "$out/meta"
+fi
+
+# shellcheck disable=SC2086
+set -- $aligns
+[ $# -ge 1 ] || die "-a wants at least one layout"
+nlay=$#
+seen=" "
+for a in "$@"; do
+	case $a in
+	0 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 | 4096) ;;
+	*) die "-a wants 0 or powers of two from 16 to 4096, not '$a'" ;;
+	esac
+	case $seen in *" $a "*) die "-a lists $a twice" ;; esac
+	seen="$seen$a "
+done
+aligns="$*"
+[ -n "$rounds" ] || rounds=$((2 * nlay))
+[ "$rounds" -ge 1 ] 2>/dev/null && [ $((rounds % (2 * nlay))) -eq 0 ] ||
+	die "-r wants a multiple of $((2 * nlay)) (each of the $nlay layouts twice, each side first once), not '$rounds'"
+# The guest sees this machine's root with fresh mounts over /tmp, /run,
+# /root, /dev, /proc and /sys, and the checkout bound back over them.
+for d in "$out" "$cache"; do
+	case $d/ in
+	*[[:space:]]*) die "$d: a path with a space" ;;
+	"$repo"/*) ;;
+	/tmp/* | /run/* | /root/* | /dev/* | /proc/* | /sys/*)
+		die "$d: the guest cannot reach it (its own /tmp, /run, /root, /dev, /proc and /sys)" ;;
+	esac
+done
 kdir=/usr/src/linux-headers-$kver
 
-# The baseline's commit (the cache's key).
-if [ -z "$base_rev" ]; then
+# The baseline's commit (the cache's key); -T has the run's.
+if [ -n "$table_only" ]; then
+	:
+elif [ -z "$base_rev" ]; then
 	if git rev-parse -q --verify 'v1.4.0^{commit}' > /dev/null; then
 		base_rev=v1.4.0
 	else
@@ -60,48 +128,100 @@ if [ -z "$base_rev" ]; then
 		base_note=" (no tag v1.4.0 here)"
 	fi
 fi
-commit=$(git rev-parse -q --verify "$base_rev^{commit}") ||
-	{ echo "$0: no commit '$base_rev'" >&2; exit 2; }
-version=$(git show "$commit:module/internal.h" 2>/dev/null |
-	sed -n 's/^#define UIDGEN_VERSION_STR[[:space:]]*"\(.*\)"/\1/p')
-cache=${UIDGEN_BENCH_CACHE:-/var/cache/uidgen-bench}
-base=$cache/$commit/$kver
+if [ -z "$table_only" ]; then
+	commit=$(git rev-parse -q --verify "$base_rev^{commit}") || die "no commit '$base_rev'"
+	version=$({ git show "$commit:module/internal.h" 2>/dev/null || :; } |
+		sed -n 's/^#define UIDGEN_VERSION_STR[[:space:]]*"\(.*\)"/\1/p')
+fi
+
+# build DIR ALIGN: one side's module, libuidgen, CLI and bench binary in
+# DIR (a source tree), laid out ALIGN's way (0: as shipped).
+build() {
+	local f=
+	[ "$2" = 0 ] || f=-falign-functions=$2
+	nice -n 19 make -C "$1" module KDIR="$kdir" KCFLAGS="$f" &&
+		nice -n 19 make -C "$1/userlib" libuidgen.a uidgen CFLAGS="-O2 -g $f" &&
+		nice -n 19 make -C "$1/bench" uidgen_bench CFLAGS="-O2 -g $f"
+}
+
+# What the baseline's build depends on besides its commit, kernel and
+# layout: the steps above, the compilers, the headers' package and the
+# environment make reads.
+recipe=$(
+	{
+		declare -f build
+		"${CC:-cc}" --version | head -n 1
+		ld --version | head -n 1
+		dpkg-query -W -f '${Package} ${Version}\n' "linux-headers-$kver" binutils libc6-dev uuid-dev 2>/dev/null ||
+			cat "$kdir/.config"
+		env | grep -E '^(CPPFLAGS|LDFLAGS|KCPPFLAGS|ARCH|CROSS_COMPILE|LLVM)=' | sort || true
+	} | sha256sum | cut -c1-12
+)
+[ -z "$table_only" ] || recipe=${meta_recipe:?}
+
+layout() { if [ "$1" = 0 ]; then echo shipped; else echo "align$1"; fi; }
+base_dir() { echo "$cache/$commit/$kver/$(layout "$1")-$recipe"; }
+this_dir() { echo "$out/this-$(layout "$1")"; }
 
 if [ -z "$table_only" ]; then
-	for f in module/uidgen.ko userlib/uidgen bench/uidgen_bench; do
-		[ -e "$f" ] || { echo "$0: $f not built (make bench-compare builds it)" >&2; exit 2; }
-	done
-
-	# The baseline's build, once per commit and kernel: made in a scratch
-	# directory beside it and renamed into place, so a build that fails or is
-	# interrupted leaves nothing that looks built.
-	if [ ! -e "$base/bench/uidgen_bench" ]; then
-		mkdir -p "$cache/$commit"
-		tmp=$(mktemp -d "$cache/$commit/build.XXXXXX")
-		trap 'rm -rf "$tmp"' EXIT
-		echo "== building the baseline $base_rev$base_note ($commit) for $kver in $base"
+	# The baseline's builds, once per commit, kernel, layout and recipe:
+	# each made in a scratch directory beside it and renamed into place,
+	# so a build that fails or is interrupted leaves nothing that looks
+	# built.
+	for a in $aligns; do
+		base=$(base_dir "$a")
+		[ ! -e "$base/bench/uidgen_bench" ] || continue
+		mkdir -p "$(dirname "$base")"
+		tmp=$(mktemp -d "$base.build.XXXXXX")
+		trap 'rm -rf "$tmp" "$tmp.log"' EXIT
+		echo "== building the baseline $base_rev$base_note ($commit) for $kver, $(layout "$a"), in $base"
 		git archive "$commit" | tar -x -C "$tmp"
-		if ! { nice -n 19 make -C "$tmp" module KDIR="$kdir" &&
-		       nice -n 19 make -C "$tmp/userlib" libuidgen.a &&
-		       nice -n 19 make -C "$tmp/bench" uidgen_bench; } > "$tmp.log" 2>&1; then
+		if ! build "$tmp" "$a" > "$tmp.log" 2>&1; then
 			tail -n 30 "$tmp.log"
-			echo "$0: the baseline's build failed (log: $tmp.log)" >&2
-			exit 1
+			trap - EXIT
+			rm -rf "$tmp"
+			die "the baseline's build failed (log: $tmp.log)"
 		fi
 		rm -f "$tmp.log"
 		rm -rf "$base"
 		mv "$tmp" "$base"
 		trap - EXIT
-	fi
-	[ -z "$build_only" ] || { echo "== baseline $base_rev ($commit) built in $base"; exit 0; }
+	done
+	[ -z "$build_only" ] || { echo "== baseline $base_rev ($commit) built in $cache/$commit/$kver"; exit 0; }
 
+	# This tree's work tree, uncommitted changes included, once per layout.
 	rm -rf "$out"
-	mkdir -p "$out"
+	mkdir -p "$out/src"
+	git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do
+			if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+		done |
+		tar --null --no-recursion -T - -c | tar -x -C "$out/src"
+	pairs=
+	for a in $aligns; do
+		echo "== building this tree, $(layout "$a"), in $(this_dir "$a")"
+		cp -a "$out/src" "$(this_dir "$a")"
+		if ! build "$(this_dir "$a")" "$a" > "$out/build.log" 2>&1; then
+			tail -n 30 "$out/build.log"
+			die "this tree's build failed (log: $out/build.log)"
+		fi
+		pairs="$pairs $(base_dir "$a") $(this_dir "$a")"
+	done
+	{
+		printf 'aligns=%q\nrounds=%q\nkver=%q\ncommit=%q\nbase_rev=%q\n' \
+			"$aligns" "$rounds" "$kver" "$commit" "$base_rev"
+		printf 'base_note=%q\nversion=%q\nmeta_recipe=%q\ncache=%q\n' \
+			"$base_note" "$version" "$recipe" "$cache"
+	} > "$out/meta"
 	echo "== uidgen bench, this tree ($(git describe --always --dirty)) against ${version:-?} (${commit:0:12}$base_note)," \
-		"$(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, $rounds turns each"
+		"$(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, $rounds rounds;" \
+		"layouts in turn:$(for a in $aligns; do printf ' %s' "$(layout "$a")"; done)"
 	start=$SECONDS
 	rc=0
-	tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$base" "$rounds" > "$out/vm.log" 2>&1 || rc=$?
+	# shellcheck disable=SC2086
+	# A round takes about 140 s in the VM.
+	VM_TIMEOUT=${VM_TIMEOUT:-$((300 + 200 * rounds))} \
+		tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$rounds" $pairs > "$out/vm.log" 2>&1 || rc=$?
 	echo "== VM: $((SECONDS - start)) s (vm.sh exit $rc; its output in $out/vm.log)"
 	# 125: the turns ran but the kernel log has a warning; say so and
 	# still print the table.
@@ -109,76 +229,101 @@ if [ -z "$table_only" ]; then
 		echo "== the kernel log has a warning, oops or BUG: $out/dmesg.txt"
 	elif [ "$rc" -ne 0 ] || [ ! -e "$out/done" ]; then
 		grep -v '^\[ *[0-9.]*\]' "$out/vm.log" | tail -n 30
-		echo "$0: the VM run did not finish" >&2
-		exit 1
+		die "the VM run did not finish"
 	fi
 fi
-grep -h '^# layout' "$out"/base-cost-1.txt "$out"/this-cost-1.txt |
+grep -h '^# layout' "$out"/base-cost-1-1.txt "$out"/this-cost-1-1.txt |
 	sed '1s/^# /# baseline: /; 2s/^# /# this tree: /'
 
-# One "side row ns" line per figure: the cost rows as they are (ns per ID),
-# the scale rows as ns per ID from their IDs/s (1e9 / rate), 1 and 2
-# threads, per layout.
+# One "side row layout ns" line per figure, ns per ID from the row's IDs/s
+# (1e9 / rate: the ns column has one decimal, too coarse for a ratio of
+# rows near 1.5 ns): the cost rows, and the scale rows' 1 and 2 threads,
+# per ID layout. Round N ran layout (N - 1) mod L (compare-guest.sh).
 rows() {
-	local side=$1 f
-	for f in "$out/$side"-cost-*.txt; do
-		awk -v side="$side" '!/^#/ && NF >= 4 && $(NF-2) ~ /^[0-9.]+$/ {
+	local side=$1 f n lay
+	shopt -s nullglob
+	for f in "$out/$side"-cost-*-*.txt; do
+		n=${f#"$out/$side"-cost-}
+		n=${n%-*.txt}
+		awk -v side="$side" -v l=$(((n - 1) % nlay)) '!/^#/ && NF >= 4 && $(NF-1) ~ /^[0-9.]+$/ && $(NF-1) > 0 {
 			name = $0; sub(/[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]*$/, "", name)
-			printf "%s\t%s\t%s\n", side, name, $(NF-2) }' "$f"
+			printf "%s\t%s\t%d\t%.4f\n", side, name, l, 1e9 / $(NF-1) }' "$f"
 	done
 	for f in "$out/$side"-scale5-*.txt "$out/$side"-scale0-*.txt; do
+		n=${f##*-}
+		n=${n%.txt}
 		case $f in
 		*scale5*) lay="32 slots" ;;
 		*) lay="1 slot" ;;
 		esac
-		awk -v side="$side" -v lay="$lay" '!/^#/ && NF >= 4 && $(NF-1) ~ /^[0-9.]+$/ && $(NF-1) > 0 {
+		awk -v side="$side" -v lay="$lay" -v l=$(((n - 1) % nlay)) '!/^#/ && NF >= 4 && $(NF-1) ~ /^[0-9.]+$/ && $(NF-1) > 0 && $(NF-2) > 0 {
 			name = $0; sub(/[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]*$/, "", name)
-			printf "%s\tscale %s 1T: %s\t%.2f\n", side, lay, name, 1e9 / $(NF-2)
-			printf "%s\tscale %s 2T: %s\t%.2f\n", side, lay, name, 1e9 / $(NF-1) }' "$f"
+			printf "%s\tscale %s 1T: %s\t%d\t%.4f\n", side, lay, name, l, 1e9 / $(NF-2)
+			printf "%s\tscale %s 2T: %s\t%d\t%.4f\n", side, lay, name, l, 1e9 / $(NF-1) }' "$f"
 	done
 }
 { rows base; rows this; } > "$out/rows.tsv"
 
 # The table, in the order the rows first appear (the baseline's, then any
-# only this tree has). spread: the worst turn's best against the best
-# turn's, the larger of the two sides (how far apart turns of one build
-# land in this boot).
-awk -F'\t' -v bname="${version:-the baseline}" '
+# only this tree has): per side the best figure over every turn, then per
+# layout the ratio of the two sides' best turns in it, their geometric
+# mean, and the spread.
+names=$(for a in $aligns; do layout "$a"; done | tr '\n' ' ')
+awk -F'\t' -v bname="${version:-the baseline}" -v nlay="$nlay" -v names="$names" '
 	!(($2) in seen) { seen[$2] = 1; order[++n] = $2 }
-	{ k = $1 SUBSEP $2
-	  if (!(k in lo) || $3 < lo[k]) lo[k] = $3
-	  if (!(k in hi) || $3 > hi[k]) hi[k] = $3 }
+	{ k = $1 SUBSEP $2; kl = k SUBSEP $3
+	  if (!(k in lo) || $4 < lo[k]) lo[k] = $4
+	  if (!(kl in llo) || $4 < llo[kl]) llo[kl] = $4
+	  if (!(kl in lhi) || $4 > lhi[kl]) lhi[kl] = $4 }
 	END {
-		printf "%-60s %11s %11s %7s %7s\n", "row (ns per ID; /dev/zero per 8 B)", "baseline", "this tree", "ratio", "spread"
+		split(names, nm, " ")
+		printf "%-58s %10s %10s %7s", "row (ns per ID; /dev/zero per 8 B)", "baseline", "this tree", "ratio"
+		for (l = 0; l < nlay; l++) printf " %8s", nm[l + 1]
+		printf " %7s\n", "spread"
 		for (i = 1; i <= n; i++) {
 			r = order[i]; b = "base" SUBSEP r; t = "this" SUBSEP r
-			if (!(b in lo)) { printf "%-60s %11s %11.1f %7s   (only this tree)\n", r, "-", lo[t], "-"; continue }
-			if (!(t in lo)) { printf "%-60s %11.1f %11s %7s   (only the baseline)\n", r, lo[b], "-", "-"; continue }
-			sb = hi[b] / lo[b]; st = hi[t] / lo[t]
-			sp = sb > st ? sb : st
-			note = lo[t] / lo[b] > 1.05 ? "  > 5% slower" : ""
-			printf "%-60s %11.1f %11.1f %7.3f %6.1f%%%s\n", r, lo[b], lo[t], lo[t] / lo[b], 100 * (sp - 1), note
+			if (!(b in lo)) { printf "%-58s %10s %10.2f   (only this tree)\n", r, "-", lo[t]; continue }
+			if (!(t in lo)) { printf "%-58s %10.2f %10s   (only the baseline)\n", r, lo[b], "-"; continue }
+			lg = 0; m = 0; sp = 1; cols = ""
+			for (l = 0; l < nlay; l++) {
+				bl = b SUBSEP l; tl = t SUBSEP l
+				if (!(bl in llo) || !(tl in llo)) { cols = cols sprintf(" %8s", "-"); continue }
+				q = llo[tl] / llo[bl]; lg += log(q); m++
+				cols = cols sprintf(" %8.3f", q)
+				if (lhi[bl] / llo[bl] > sp) sp = lhi[bl] / llo[bl]
+				if (lhi[tl] / llo[tl] > sp) sp = lhi[tl] / llo[tl]
+			}
+			if (!m) { printf "%-58s %10.2f %10.2f %7s%s   (no layout has both)\n", r, lo[b], lo[t], "-", cols; continue }
+			g = exp(lg / m)
+			note = g > 1.05 ? "  > 5% slower" : ""
+			if (m < nlay) note = note sprintf("  (%d of %d layouts)", m, nlay)
+			printf "%-58s %10.2f %10.2f %7.3f%s %6.1f%%%s\n", r, lo[b], lo[t], g, cols, 100 * (sp - 1), note
 		}
-		printf "# ratio: this tree / %s, each side its best turn; > 1 is slower. Rows that do not\n", bname
-		printf "# touch /dev/uid (getppid, /dev/zero, getrandom, libuuid, the clock; the userspace\n"
-		printf "# Snowflake, but for the uapi fields it reads) run the same code on both sides:\n"
-		printf "# their ratios are this boot%ss noise, and where the code landed (below).\n", "\047"
+		printf "# ratio: this tree / %s, the geometric mean over the layouts of each layout%ss\n", bname, "\047"
+		printf "# ratio (this tree%ss best turn in it / the baseline%ss); > 1 is slower. baseline, this\n", "\047", "\047"
+		printf "# tree: each side%ss best over all turns. Rows that do not touch /dev/uid (getppid,\n", "\047"
+		printf "# /dev/zero, getrandom, libuuid, the clock; the userspace Snowflake, but for the uapi\n"
+		printf "# fields it reads) run the same code on both sides: their ratios are this boot%ss\n", "\047"
+		printf "# noise, and where the code landed (below).\n"
 	}' "$out/rows.tsv" | tee "$out/table.txt"
 
-# Under TCG a jump from one 4 KiB page of guest code to another is not
-# chained, so a hot loop or function across a page boundary runs slower
-# whatever it does: the bench binaries' functions that straddle one (the
-# module's land where the loader puts them).
+# The functions of each side's bench binary and module (its .text, which
+# the loader starts on a page) that straddle a 4 KiB page, where under TCG
+# a loop through them runs slower whatever it does.
 straddle() {
-	local addr size type name list=
-	while read -r addr size type name; do
-		case $type in t|T) ;; *) continue ;; esac
+	local addr flags sect size name list=
+	[ -e "$1" ] || { echo " (missing: $1)"; return; }
+	while read -r addr flags sect size name; do
+		[ "$sect" = .text ] && [ "$flags" = F ] || continue
+		case $name in __pfx_*) continue ;; esac
+		[ $((16#$size)) -gt 0 ] || continue
 		[ $(((16#$addr) >> 12)) -eq $(((16#$addr + 16#$size - 1) >> 12)) ] ||
 			list="$list $name"
-	done < <(nm -S "$1" 2>/dev/null)
+	done < <(objdump -t -j .text "$1" | sed -n 's/^\([0-9a-f]*\) [lgw ]* *\(F\) \(\.text\)\t\([0-9a-f]*\) \(.*\)$/\1 \2 \3 \4 \5/p')
 	echo "${list:- none}"
 }
-{
-	echo "# bench functions across a 4 KiB page: baseline:$(straddle "$base/bench/uidgen_bench");" \
-		"this tree:$(straddle bench/uidgen_bench)"
-} | tee -a "$out/table.txt"
+for a in $aligns; do
+	echo "# $(layout "$a"), functions across a 4 KiB page: baseline: uidgen_bench:$(straddle "$(base_dir "$a")/bench/uidgen_bench")," \
+		"uidgen.ko:$(straddle "$(base_dir "$a")/module/uidgen.ko"); this tree: uidgen_bench:$(straddle "$(this_dir "$a")/bench/uidgen_bench")," \
+		"uidgen.ko:$(straddle "$(this_dir "$a")/module/uidgen.ko")"
+done | tee -a "$out/table.txt"
