@@ -12,9 +12,9 @@
 # (userlib/uidgen, 2.0). Round N runs pair (N - 1) mod L of the L pairs,
 # and each pair's visits alternate which side goes first (compare.sh asks
 # for a multiple of 2L rounds). A round runs each side's cost section three
-# times, SIDE-cost-N-K.txt (K 1 to 3), and its scale sections once,
-# SIDE-scale5-N.txt and SIDE-scale0-N.txt (SIDE base or this), in
-# $UIDGEN_VM_OUT; "done" when all rounds have run.
+# times, SIDE-cost-N-K.txt (K 1 to 3), and its scale section twice on each
+# ID layout, SIDE-scale5-N-K.txt and SIDE-scale0-N-K.txt (K 1 and 2; SIDE
+# base or this), in $UIDGEN_VM_OUT; "done" when all rounds have run.
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
 ROUNDS=$1
@@ -71,12 +71,11 @@ cost_turn() {
 	"$(bin "$1")" cost > "$OUT/$1-cost-$2-$3.txt" || { echo "compare: $1 cost failed"; exit 1; }
 }
 
-# scale_turn SIDE N: one side's scale sections, on both ID layouts.
+# scale_turn SIDE N K IDLAYOUT: one side's scale section on the ID layout
+# $cost (5: 32 slots) or $one (0: one slot), the Kth of round N.
 scale_turn() {
-	load "$1" 0 $cost
-	"$(bin "$1")" scale > "$OUT/$1-scale5-$2.txt" || { echo "compare: $1 scale failed"; exit 1; }
-	load "$1" 0 $one
-	"$(bin "$1")" scale > "$OUT/$1-scale0-$2.txt" || { echo "compare: $1 scale failed"; exit 1; }
+	if [ "$4" = 5 ]; then load "$1" 0 $cost; else load "$1" 0 $one; fi
+	"$(bin "$1")" scale > "$OUT/$1-scale$4-$2-$3.txt" || { echo "compare: $1 scale failed"; exit 1; }
 }
 
 # $cost and $one are split on purpose: one insmod parameter each.
@@ -90,7 +89,7 @@ while [ "$n" -le "$ROUNDS" ]; do
 	echo "== round $n: $BASE, $THIS"
 	# A layout's visits alternate which side goes first, so that in
 	# none does one side always run later; within a round the cost
-	# sections go ABBAAB.
+	# sections go ABBAAB, then each ID layout's scale sections ABBA.
 	if [ $(((n - 1) / NLAY % 2)) -eq 0 ]; then
 		first=base second=this
 	else
@@ -102,8 +101,12 @@ while [ "$n" -le "$ROUNDS" ]; do
 	cost_turn $first "$n" 2
 	cost_turn $first "$n" 3
 	cost_turn $second "$n" 3
-	scale_turn $first "$n"
-	scale_turn $second "$n"
+	for lay in 5 0; do
+		scale_turn $first "$n" 1 $lay
+		scale_turn $second "$n" 1 $lay
+		scale_turn $second "$n" 2 $lay
+		scale_turn $first "$n" 2 $lay
+	done
 	n=$((n + 1))
 done
 rmmod uidgen

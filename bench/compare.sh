@@ -21,7 +21,7 @@
 # each side's cost section three times, in the order ABBAAB (the host's
 # slow spells last long enough to slow a whole section: more, shorter
 # sections give each side more quiet ones), then each side's scale
-# sections once, A then B. About 140 s per round.
+# sections twice on each ID layout, ABBA. About 190 s per round.
 # Each side loads its own module its own way and runs its own uidgen_bench.
 #
 # Per layout, a row's ratio is this tree's best turn over the baseline's
@@ -219,8 +219,8 @@ if [ -z "$table_only" ]; then
 	start=$SECONDS
 	rc=0
 	# shellcheck disable=SC2086
-	# A round takes about 140 s in the VM.
-	VM_TIMEOUT=${VM_TIMEOUT:-$((300 + 200 * rounds))} \
+	# A round takes about 190 s in the VM.
+	VM_TIMEOUT=${VM_TIMEOUT:-$((300 + 260 * rounds))} \
 		tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$rounds" $pairs > "$out/vm.log" 2>&1 || rc=$?
 	echo "== VM: $((SECONDS - start)) s (vm.sh exit $rc; its output in $out/vm.log)"
 	# 125: the turns ran but the kernel log has a warning; say so and
@@ -249,9 +249,9 @@ rows() {
 			name = $0; sub(/[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]*$/, "", name)
 			printf "%s\t%s\t%d\t%.4f\n", side, name, l, 1e9 / $(NF-1) }' "$f"
 	done
-	for f in "$out/$side"-scale5-*.txt "$out/$side"-scale0-*.txt; do
-		n=${f##*-}
-		n=${n%.txt}
+	for f in "$out/$side"-scale5-*-*.txt "$out/$side"-scale0-*-*.txt; do
+		n=${f#"$out/$side"-scale?-}
+		n=${n%-*.txt}
 		case $f in
 		*scale5*) lay="32 slots" ;;
 		*) lay="1 slot" ;;
