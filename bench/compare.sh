@@ -44,8 +44,9 @@
 # table again from what a run left in OUTDIR (its meta file says which
 # baseline and layouts).
 #
-# The guest sees this machine's root read-only, with tmpfs over /tmp, /run
-# and /root: OUTDIR and the cache must lie elsewhere.
+# The guest sees this machine's root read-only, with its own /tmp, /run,
+# /root, /dev, /proc and /sys over it and the checkout bound back: OUTDIR
+# and the cache must lie in the checkout or outside those.
 #
 # A benchmark, not a test: it prints, and fails only if it cannot run.
 set -euo pipefail
@@ -105,8 +106,6 @@ aligns="$*"
 [ -n "$rounds" ] || rounds=$((2 * nlay))
 [ "$rounds" -ge 1 ] 2>/dev/null && [ $((rounds % (2 * nlay))) -eq 0 ] ||
 	die "-r wants a multiple of $((2 * nlay)) (each of the $nlay layouts twice, each side first once), not '$rounds'"
-# The guest sees this machine's root with fresh mounts over /tmp, /run,
-# /root, /dev, /proc and /sys, and the checkout bound back over them.
 for d in "$out" "$cache"; do
 	case $d/ in
 	*[[:space:]]*) die "$d: a path with a space" ;;
@@ -116,23 +115,6 @@ for d in "$out" "$cache"; do
 	esac
 done
 kdir=/usr/src/linux-headers-$kver
-
-# The baseline's commit (the cache's key); -T has the run's.
-if [ -n "$table_only" ]; then
-	:
-elif [ -z "$base_rev" ]; then
-	if git rev-parse -q --verify 'v1.4.0^{commit}' > /dev/null; then
-		base_rev=v1.4.0
-	else
-		base_rev=b251b5ba13e5a1178f57ba1a3a909e4f0e323d12
-		base_note=" (no tag v1.4.0 here)"
-	fi
-fi
-if [ -z "$table_only" ]; then
-	commit=$(git rev-parse -q --verify "$base_rev^{commit}") || die "no commit '$base_rev'"
-	version=$({ git show "$commit:module/internal.h" 2>/dev/null || :; } |
-		sed -n 's/^#define UIDGEN_VERSION_STR[[:space:]]*"\(.*\)"/\1/p')
-fi
 
 # build DIR ALIGN: one side's module, libuidgen, CLI and bench binary in
 # DIR (a source tree), laid out ALIGN's way (0: as shipped).
@@ -144,20 +126,36 @@ build() {
 		nice -n 19 make -C "$1/bench" uidgen_bench CFLAGS="-O2 -g $f"
 }
 
-# What the baseline's build depends on besides its commit, kernel and
-# layout: the steps above, the compilers, the headers' package and the
-# environment make reads.
-recipe=$(
-	{
-		declare -f build
-		"${CC:-cc}" --version | head -n 1
-		ld --version | head -n 1
-		dpkg-query -W -f '${Package} ${Version}\n' "linux-headers-$kver" binutils libc6-dev uuid-dev 2>/dev/null ||
-			cat "$kdir/.config"
-		env | grep -E '^(CPPFLAGS|LDFLAGS|KCPPFLAGS|ARCH|CROSS_COMPILE|LLVM)=' | sort || true
-	} | sha256sum | cut -c1-12
-)
-[ -z "$table_only" ] || recipe=${meta_recipe:?}
+# The baseline's commit and the recipe of its build (the cache's key);
+# -T has the run's, from its meta file.
+if [ -z "$table_only" ]; then
+	if [ -z "$base_rev" ]; then
+		if git rev-parse -q --verify 'v1.4.0^{commit}' > /dev/null; then
+			base_rev=v1.4.0
+		else
+			base_rev=b251b5ba13e5a1178f57ba1a3a909e4f0e323d12
+			base_note=" (no tag v1.4.0 here)"
+		fi
+	fi
+	commit=$(git rev-parse -q --verify "$base_rev^{commit}") || die "no commit '$base_rev'"
+	version=$({ git show "$commit:module/internal.h" 2>/dev/null || :; } |
+		sed -n 's/^#define UIDGEN_VERSION_STR[[:space:]]*"\(.*\)"/\1/p')
+	# What the baseline's build depends on besides its commit, kernel
+	# and layout: the steps above, the compilers, the headers' package
+	# and the environment make reads.
+	recipe=$(
+		{
+			declare -f build
+			"${CC:-cc}" --version | head -n 1
+			ld --version | head -n 1
+			dpkg-query -W -f '${Package} ${Version}\n' "linux-headers-$kver" binutils libc6-dev uuid-dev 2>/dev/null ||
+				cat "$kdir/.config"
+			env | grep -E '^(CPPFLAGS|LDFLAGS|KCPPFLAGS|ARCH|CROSS_COMPILE|LLVM)=' | sort || true
+		} | sha256sum | cut -c1-12
+	)
+else
+	recipe=${meta_recipe:?}
+fi
 
 layout() { if [ "$1" = 0 ]; then echo shipped; else echo "align$1"; fi; }
 base_dir() { echo "$cache/$commit/$kver/$(layout "$1")-$recipe"; }
@@ -218,8 +216,8 @@ if [ -z "$table_only" ]; then
 		"layouts in turn:$(for a in $aligns; do printf ' %s' "$(layout "$a")"; done)"
 	start=$SECONDS
 	rc=0
-	# shellcheck disable=SC2086
 	# A round takes about 190 s in the VM.
+	# shellcheck disable=SC2086
 	VM_TIMEOUT=${VM_TIMEOUT:-$((300 + 260 * rounds))} \
 		tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$rounds" $pairs > "$out/vm.log" 2>&1 || rc=$?
 	echo "== VM: $((SECONDS - start)) s (vm.sh exit $rc; its output in $out/vm.log)"
