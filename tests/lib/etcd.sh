@@ -14,6 +14,8 @@
 #   etcd_kill N / etcd_run N   SIGKILL member N / start it again
 #   etcd_leader            the number N of the leader
 #   ectl ARGS...           etcdctl against the cluster
+#   ectl_at EPS ARGS...    etcdctl against the endpoints EPS alone (a
+#                          second --endpoints to ectl adds to the first)
 # Needs $repo; sets $etcd_dir, $etcd_eps (the clients, comma-separated).
 
 etcd_scheme=http
@@ -96,6 +98,36 @@ ectl() {
 	[ -z "$etcd_tls" ] || tlsopts=(--cacert "$etcd_dir/pki/ca.pem" --cert "$etcd_dir/pki/client.pem" --key "$etcd_dir/pki/client.key")
 	ETCDCTL_API=3 etcdctl --endpoints "$etcd_eps" --dial-timeout 2s --command-timeout 5s \
 		"${tlsopts[@]}" ${etcd_user:+--user "$etcd_user"} "$@"
+}
+
+ectl_at() {
+	local eps=$1 tlsopts=()
+	shift
+	[ -z "$etcd_tls" ] || tlsopts=(--cacert "$etcd_dir/pki/ca.pem" --cert "$etcd_dir/pki/client.pem" --key "$etcd_dir/pki/client.key")
+	ETCDCTL_API=3 etcdctl --endpoints "$eps" --dial-timeout 1s --command-timeout 2s \
+		"${tlsopts[@]}" ${etcd_user:+--user "$etcd_user"} "$@"
+}
+
+# etcd_kill_leader: SIGKILL the leader and set $leader to its number N;
+# fails with $leader empty if no member says it leads. etcd_answers EPS
+# SECONDS: until a write through EPS alone is answered; prints the ms it
+# took, fails after SECONDS.
+etcd_kill_leader() {
+	leader=$(etcd_leader)
+	[ -n "$leader" ] && [ -n "${etcd_pids[$leader]:-}" ] || { leader=; return 1; }
+	etcd_kill "$leader" || :
+}
+etcd_answers() {
+	local t0 i
+	t0=$(date +%s%N)
+	for i in $(seq $(($2 * 10))); do
+		if ectl_at "$1" put /probe x > /dev/null 2>&1; then
+			echo $((($(date +%s%N) - t0) / 1000000))
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
 }
 
 # Another etcd on our ports would answer in our cluster's place: refuse.
