@@ -12,7 +12,7 @@
 # MIN..MAX ms". Exits 1 if etcd or a holder does not come back.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
+cd "$repo" || exit 1
 . tests/lib/host-suite.sh
 . tests/lib/etcd.sh
 kills=10 ttl=10 out=
@@ -55,7 +55,7 @@ settle() {
 	done
 }
 settle
-hit=0 min= max=
+hit=0 min="" max=""
 for k in $(seq "$kills"); do
 	before=$(events)
 	etcd_kill_leader || { echo "no member says it leads" >&2; exit 1; }
