@@ -108,13 +108,16 @@ ectl_at() {
 		"${tlsopts[@]}" ${etcd_user:+--user "$etcd_user"} "$@"
 }
 
-# etcd_kill_leader: SIGKILL the leader and set $leader to its number N;
-# fails with $leader empty if no member says it leads. etcd_answers EPS
+# etcd_kill_leader: SIGKILL the leader, set $leader to its number N and
+# $etcd_others to the other two clients (as $etcd_eps); fails with both
+# empty if no member says it leads. etcd_answers EPS
 # SECONDS: until a write through EPS alone is answered; prints the ms it
 # took, fails after SECONDS.
 etcd_kill_leader() {
+	etcd_others=
 	leader=$(etcd_leader)
 	[ -n "$leader" ] && [ -n "${etcd_pids[$leader]:-}" ] || { leader=; return 1; }
+	etcd_others=$(echo "$etcd_eps" | tr , "\n" | grep -v ":$etcd_client_port$leader\$" | paste -sd,)
 	etcd_kill "$leader" || :
 }
 etcd_answers() {
