@@ -66,6 +66,7 @@ start=$(date +%s)
 export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 tests/qemu/vm.sh -k "$kver" -o "$out" tests/qemu/guest-check.sh
 vmrc=$?
+rc61=$vmrc
 wait "$bgpid"
 cat "$bg/output.log"
 cat "$bg/summary.txt" >> "$out/summary.txt"
@@ -165,8 +166,23 @@ sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")
 total_pass=$2
 total_fail=$3
+# vm_report KVER RC DIR: for a VM that failed, its exit, the suite it was
+# in, and the end of its console (a guest that died or hung mid-suite
+# leaves the rest of its suites missing above).
+vm_report() {
+	[ "$2" -ne 0 ] || return 0
+	case $2 in
+	124) _why="it did not finish: a crash, a hang or the ${VM_TIMEOUT}s timeout" ;;
+	125) _why="the kernel log shows a warning or oops: $3/kernel-problems.txt" ;;
+	*) _why="the job's own status" ;;
+	esac
+	_in=$(tr -d '\r' < "$3/console.log" 2>/dev/null | sed -n 's/^== suite \([^:]*\):.*/\1/p' | tail -n 1)
+	echo "vm $1: exit $2 ($_why), in suite ${_in:-none}; its console ($3/console.log) ended:"
+	tail -n 12 "$3/console.log" 2>/dev/null | tr -d '\r' | sed 's/^/  | /'
+}
 if [ "$vmrc" -ne 0 ]; then
-	echo "vm: exit $vmrc (124 timeout, 125 kernel warning/oops: see $out/kernel-problems.txt)"
+	vm_report "$kver" "$rc61" "$out"
+	vm_report "$kver12" "${rc12:-0}" "$out/6.12"
 	total_fail=$((total_fail + 1))
 fi
 boot_retries "$out"
