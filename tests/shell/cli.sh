@@ -402,11 +402,18 @@ like "and says why" "$err" "needs --ahead-ms above 0"
 like "restore with no file, node active: starts the file" "$($U state restore $st --ahead-ms 5000)" \
 	"^no $st yet; node ID $node is active: started it, grant [0-9]+ ms\$"
 like "which holds the grant mark" "$(cat $st)" "floor_ms=[0-9]{13}"
-# Two keepers of one file: the second is refused.
-$U state keep $st --ahead-ms 5000 --every-ms 1000 > /dev/null 2>&1 &
+# Two keepers of one file: the second is refused. The second starts once
+# the first has said it keeps the file (its first round), never on a
+# guess of how long that takes: had it taken the lock first, it would keep
+# until killed (the timeout) and the first be the one refused.
+$U state keep $st --ahead-ms 5000 --every-ms 1000 > /tmp/cli-keep3.log 2>&1 &
 k1=$!
-sleep 1
-err=$($U state keep $st --ahead-ms 5000 --every-ms 1000 2>&1); rc=$?
+i=0
+until grep -q "grant mode on" /tmp/cli-keep3.log || [ $i -ge 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+like "the first 'state keep' keeps the file" "$(cat /tmp/cli-keep3.log)" "^node ID $node: grant mode on"
+err=$(timeout 20 $U state keep $st --ahead-ms 5000 --every-ms 1000 2>&1); rc=$?
 kill $k1; wait $k1 2>/dev/null
 is "a second 'state keep' of the same file exits 1" "$rc" 1
 like "and says another keeps it" "$err" "another 'state keep' is already keeping it"
