@@ -93,20 +93,18 @@ etcd_run() {
 	etcd_pids[$n]=$!
 }
 
-ectl() {
-	local tlsopts=()
+# etcdctl_via EPS DIAL COMMAND ARGS...: etcdctl through EPS alone, with
+# the cluster's TLS and user, and those timeouts: ectl's for the suites'
+# commands, ectl_at's short ones for probing a cluster that lost a member.
+etcdctl_via() {
+	local eps=$1 dial=$2 cmd=$3 tlsopts=()
+	shift 3
 	[ -z "$etcd_tls" ] || tlsopts=(--cacert "$etcd_dir/pki/ca.pem" --cert "$etcd_dir/pki/client.pem" --key "$etcd_dir/pki/client.key")
-	ETCDCTL_API=3 etcdctl --endpoints "$etcd_eps" --dial-timeout 2s --command-timeout 5s \
+	ETCDCTL_API=3 etcdctl --endpoints "$eps" --dial-timeout "$dial" --command-timeout "$cmd" \
 		"${tlsopts[@]}" ${etcd_user:+--user "$etcd_user"} "$@"
 }
-
-ectl_at() {
-	local eps=$1 tlsopts=()
-	shift
-	[ -z "$etcd_tls" ] || tlsopts=(--cacert "$etcd_dir/pki/ca.pem" --cert "$etcd_dir/pki/client.pem" --key "$etcd_dir/pki/client.key")
-	ETCDCTL_API=3 etcdctl --endpoints "$eps" --dial-timeout 1s --command-timeout 2s \
-		"${tlsopts[@]}" ${etcd_user:+--user "$etcd_user"} "$@"
-}
+ectl() { etcdctl_via "$etcd_eps" 2s 5s "$@"; }
+ectl_at() { etcdctl_via "$1" 1s 2s "${@:2}"; }
 
 # etcd_kill_leader: SIGKILL the leader, set $leader to its number N and
 # $etcd_others to the other two clients (as $etcd_eps); fails with both
