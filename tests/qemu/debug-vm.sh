@@ -142,7 +142,7 @@ reboot -f
 INIT
 initramfs_end "$out"
 
-timeout -k 10 600 qemu-system-x86_64 -accel tcg -smp 2 -m 2048 -display none \
+timeout -k 10 600 qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -smp 2 -m 2048 -display none \
 	-no-reboot -nic none -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 kunit.enable=0" \
 	-serial file:"$out/console.log" < /dev/null

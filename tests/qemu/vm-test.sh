@@ -8,7 +8,13 @@
 # that the guest left in OUTDIR outlives the run. Host only.   tests/qemu/vm-test.sh
 . tests/shell/lib.sh
 . tests/totals.sh
-tmp=$(mktemp -d "$PWD/build/vm-test.XXXXXX")
+# Under build/ (made if need be), never elsewhere: with no directory the
+# fake QEMU below would be written over the real one in /bin.
+mkdir -p "$PWD/build"
+tmp=$(mktemp -d "$PWD/build/vm-test.XXXXXX") && [ -d "$tmp" ] || {
+	echo "vm-test.sh: cannot make a directory under $PWD/build" >&2
+	exit 1
+}
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"
 # The fake QEMU: boot number N (counted in $tmp/boots) does what
@@ -23,12 +29,16 @@ echo \$n > "$tmp/boots"
 dir=\$(printf '%s\n' "\$@" | sed -n 's/^local,path=\(.*\),mount_tag=out,.*/\1/p')
 pidfile=\$(printf '%s\n' "\$@" | sed -n '/^-pidfile\$/{n;p}')
 echo \$\$ > "\$pidfile"
+printf '%s\n' "\$*" > "$tmp/args"
 case \$(sed -n "\${n}p" "$tmp/plan") in
 die) echo "[    1.000000] int3: 0000 [#1] PREEMPT SMP NOPTI" ;;
 hang) echo "[    1.000000] hung"; exec sleep 120 ;;
 start-die) echo "== uidgen-vm: guest up"; echo up > "\$dir/started" ;;
 ok) echo "== uidgen-vm: guest up"; echo up > "\$dir/started"; echo 0 > "\$dir/rc"
+	echo "[    0.000000] random: crng init done" > "\$dir/crng-at-boot"
 	: > "\$dir/dmesg.txt" ;;
+norng) echo "== uidgen-vm: guest up"; : > "\$dir/crng-at-boot"; echo up > "\$dir/started"
+	echo 0 > "\$dir/rc"; : > "\$dir/dmesg.txt" ;;
 setuid) echo "== uidgen-vm: guest up"; echo up > "\$dir/started"; echo 0 > "\$dir/rc"
 	: > "\$dir/dmesg.txt"
 	# What a job as root in the guest can leave in OUTDIR (9p,
@@ -91,4 +101,9 @@ ok "  the guest mounts OUTDIR nosuid and nodev" \
 name=clean; is "a clean boot: exit 0" "$(run ok)" 0
 is "  one boot" "$(cat "$tmp/boots")" 1
 ok "  no boot-retried" test ! -e "$tmp/clean/boot-retried"
+is "  nothing on stderr" "$(cat "$tmp/clean.err")" ""
+like "  the guest CPU has RDRAND (the pool seeded before SMP)" "$(cat "$tmp/args")" ' -cpu qemu64,\+rdrand '
+
+name=norng; is "a guest whose random pool was not ready at the job: exit 0" "$(run norng)" 0
+like "  vm.sh says so" "$(cat "$tmp/norng.err")" "^vm.sh: the guest's random pool was not ready when the job started"
 done_testing

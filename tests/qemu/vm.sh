@@ -17,11 +17,16 @@
 # $VM_QEMU_ARGS (split on blanks) go to QEMU as they are, e.g.
 # "-rtc base=2026-11-30T09:00:00" for a guest whose clock is behind.
 #
-# No entropy device: under TCG, the kernel flipping its "random pool ready"
-# static key while another vCPU runs that code can oops (int3 in
-# crng_make_state, seen on 6.12 with a virtio-rng seeding it during boot)
-# or spin (getrandom on 6.1). The pool is seeded by jitter later; jobs
-# that call getrandom() in a loop wait for it first (bench/guest.sh).
+# The random pool is seeded at boot, before the second CPU starts: the
+# guest CPU has RDRAND (-cpu qemu64,+rdrand), which Debian's kernels trust
+# (RANDOM_TRUST_CPU), so random_init() flips the "pool ready" static key
+# on the boot CPU alone. Flipped later, while another vCPU runs that code,
+# TCG races the patching: an int3 oops in crng_make_state (6.12, with a
+# virtio-rng seeding the pool during boot; from an interrupt it panics)
+# or a spinning getrandom (6.1). Without RDRAND the pool was seeded by
+# jitter at some moment of the job; a 6.12 guest died mid-suite in CI.
+# The guest's init writes OUTDIR/crng-at-boot, the kernel's "crng init
+# done" line if it is there when the job starts; vm.sh says so if not.
 #
 # VM_NET=1 gives the guest a virtio-net NIC on QEMU's user network (the
 # host is 10.0.2.2; the job configures the link itself); VM_SMP sets the
@@ -106,6 +111,7 @@ mkdir -p "$R$repo"
 mount --move /hold "$R$repo"
 # Anything parsed from the console comes after this marker line.
 echo "== uidgen-vm: guest up, $(uname -r), $(nproc) CPUs"
+dmesg | grep -m 1 'crng init done' > $R/mnt/crng-at-boot
 echo up > $R/mnt/started || { echo o > /proc/sysrq-trigger; sleep 10; }
 chroot $R /bin/sh -c 'cd "$(cat /mnt/.repo)" && exec /bin/sh /mnt/.job' < /dev/console > /dev/console 2>&1
 echo $? > $R/mnt/rc
@@ -125,7 +131,7 @@ INIT
 fi
 
 mkdir -p "$out"
-rm -f "$out/rc" "$out/started" "$out/dmesg.txt" "$out/console.log" "$out/qemu.pid"
+rm -f "$out/rc" "$out/started" "$out/crng-at-boot" "$out/dmesg.txt" "$out/console.log" "$out/qemu.pid"
 cp "$job" "$out/job.sh"
 echo "$repo" > "$out/.repo"
 {
@@ -150,7 +156,7 @@ boot() {
 	) &
 	local watch=$!
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-		-pidfile "$out/qemu.pid" -accel tcg -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
+		-pidfile "$out/qemu.pid" -accel tcg -cpu qemu64,+rdrand -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
 		$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
 		${VM_QEMU_ARGS:-} \
 		-kernel "$kernel" -initrd "$initrd" \
@@ -185,6 +191,9 @@ fi
 # nodev, which only holds in the guest).
 find "$out" -xdev \( -type b -o -type c \) -delete 2> /dev/null
 find "$out" -xdev -type f -perm /6000 -exec chmod ug-s {} + 2> /dev/null
+
+[ ! -e "$out/started" ] || [ -s "$out/crng-at-boot" ] ||
+	echo "vm.sh: the guest's random pool was not ready when the job started (no RDRAND?): it flips later, which TCG can crash on (see the top of $0)" >&2
 
 if [ ! -s "$out/rc" ]; then
 	echo "vm.sh: the guest did not finish (a crash, no job after ${VM_BOOT_TIMEOUT:-300}s, or the ${timeout}s timeout): see $out/console.log; it ended:" >&2
