@@ -177,7 +177,9 @@ vm_report() {
 	*) _why="the job's own status" ;;
 	esac
 	_in=$(tr -d '\r' < "$3/console.log" 2>/dev/null | sed -n 's/^== suite \([^:]*\):.*/\1/p' | tail -n 1)
-	echo "vm $1: exit $2 ($_why), in suite ${_in:-none}; its console ($3/console.log) ended:"
+	_in=${_in:+, the last suite it started: $_in (its log so far: $3/$_in.log)}
+	[ "$2" -ne 125 ] || _in=
+	echo "vm $1: exit $2 ($_why)$_in; its console ($3/console.log) ended:"
 	tail -n 12 "$3/console.log" 2>/dev/null | tr -d '\r' | sed 's/^/  | /'
 }
 if [ "$vmrc" -ne 0 ]; then

@@ -19,7 +19,7 @@
 #
 # The random pool is seeded at boot, before the second CPU starts: the
 # guest CPU has RDRAND (-cpu qemu64,+rdrand), which Debian's kernels trust
-# (RANDOM_TRUST_CPU), so random_init() flips the "pool ready" static key
+# (6.1's RANDOM_TRUST_CPU=y; 6.12 trusts it by default), so random_init() flips the "pool ready" static key
 # on the boot CPU alone. Flipped later, while another vCPU runs that code,
 # TCG races the patching: an int3 oops in crng_make_state (6.12, with a
 # virtio-rng seeding the pool during boot; from an interrupt it panics)
