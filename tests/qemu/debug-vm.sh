@@ -66,6 +66,7 @@ ko=$mod/drivers/misc/uidgen/uidgen.ko
 
 rm -rf "$out"
 . "$repo/tests/lib/initramfs.sh"
+. "$repo/tests/lib/tcg.sh"
 initramfs_begin "$out" "$ko" || exit 1
 make -s -C "$repo/selftests" uidgen_usercopy_test_static uidgen_fault_test_static \
 	uidgen_test_static uidgen_node_test_static uidgen_life_test_static || exit 1
@@ -142,7 +143,7 @@ reboot -f
 INIT
 initramfs_end "$out"
 
-timeout -k 10 600 qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -smp 2 -m 2048 -display none \
+timeout -k 10 600 qemu-system-x86_64 "${tcg_args[@]}" -smp 2 -m 2048 -display none \
 	-no-reboot -nic none -kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 kunit.enable=0" \
 	-serial file:"$out/console.log" < /dev/null

@@ -22,6 +22,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 host_opts 6.1 "$@" || exit
 host_out snapshot
 . "$repo/tests/lib/initramfs.sh"
+. "$repo/tests/lib/tcg.sh"
 initramfs_begin "$out" "$repo/module/uidgen.ko" || exit 1
 cat >> "$out/root/init" <<'INIT'
 echo 3 > /proc/sys/kernel/printk
@@ -68,7 +69,7 @@ initramfs_end "$out"
 qemu() {	# qemu N EXTRA...: start QEMU number N in the background
 	local n=$1
 	shift
-	qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -smp 2 -m 512 -display none -no-reboot -nic none \
+	qemu-system-x86_64 "${tcg_args[@]}" -smp 2 -m 512 -display none -no-reboot -nic none \
 		-kernel "/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet" \
 		-device vmgenid,id=vmgenid0,guid=auto \

@@ -17,14 +17,8 @@
 # $VM_QEMU_ARGS (split on blanks) go to QEMU as they are, e.g.
 # "-rtc base=2026-11-30T09:00:00" for a guest whose clock is behind.
 #
-# The random pool is seeded at boot, before the second CPU starts: the
-# guest CPU has RDRAND (-cpu qemu64,+rdrand), which Debian's kernels trust
-# (6.1's RANDOM_TRUST_CPU=y; 6.12 trusts it by default), so random_init() flips the "pool ready" static key
-# on the boot CPU alone. Flipped later, while another vCPU runs that code,
-# TCG races the patching: an int3 oops in crng_make_state (6.12, with a
-# virtio-rng seeding the pool during boot; from an interrupt it panics)
-# or a spinning getrandom (6.1). Without RDRAND the pool was seeded by
-# jitter at some moment of the job; a 6.12 guest died mid-suite in CI.
+# The guest's CPU is tests/lib/tcg.sh's: its random pool is ready before
+# the second CPU starts (why, there).
 # The guest's init writes OUTDIR/crng-at-boot, the kernel's "crng init
 # done" line if it is there when the job starts; vm.sh says so if not.
 #
@@ -50,6 +44,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+. "$repo/tests/lib/tcg.sh"
 kver=${KVER:-}
 out=
 timeout=${VM_TIMEOUT:-900}
@@ -156,7 +151,7 @@ boot() {
 	) &
 	local watch=$!
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-		-pidfile "$out/qemu.pid" -accel tcg -cpu qemu64,+rdrand -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
+		-pidfile "$out/qemu.pid" "${tcg_args[@]}" -smp "${VM_SMP:-2}" -m 2048 -nographic -no-reboot \
 		$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
 		${VM_QEMU_ARGS:-} \
 		-kernel "$kernel" -initrd "$initrd" \
@@ -193,7 +188,7 @@ find "$out" -xdev \( -type b -o -type c \) -delete 2> /dev/null
 find "$out" -xdev -type f -perm /6000 -exec chmod ug-s {} + 2> /dev/null
 
 [ ! -e "$out/started" ] || [ -s "$out/crng-at-boot" ] ||
-	echo "vm.sh: the guest's random pool was not ready when the job started (no RDRAND?): it flips later, which TCG can crash on (see the top of $0)" >&2
+	echo "vm.sh: the guest's random pool was not ready when the job started (no RDRAND?): it flips later, which TCG can crash on (see tests/lib/tcg.sh)" >&2
 
 if [ ! -s "$out/rc" ]; then
 	echo "vm.sh: the guest did not finish (a crash, no job after ${VM_BOOT_TIMEOUT:-300}s, or the ${timeout}s timeout): see $out/console.log; it ended:" >&2
