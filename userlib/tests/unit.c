@@ -725,6 +725,29 @@ static void sleep_us(long us)
 }
 
 /*
+ * Two uidgen_next() calls in a row that take IDs a and a + 1 of one cached
+ * run. A run is good for its tick and one more, and a vCPU that QEMU holds
+ * up longer between the calls sees it stale and takes another: so up to
+ * @tries tries, @pause_us before each. Returns the tries it took, 0 if no
+ * try did, -1 if a call failed.
+ */
+static int two_from_one_run(struct uidgen *g, uint64_t *a, uint64_t *b,
+			    long pause_us, int tries)
+{
+	int i;
+
+	for (i = 1; i <= tries; i++) {
+		if (pause_us)
+			sleep_us(pause_us);
+		if (uidgen_next(g, a) || uidgen_next(g, b))
+			return -1;
+		if (*b == *a + 1)
+			return i;
+	}
+	return 0;
+}
+
+/*
  * fork(): parent and child both mint through a handle opened before the
  * fork, with uidgen_next()'s cache holding a run at the moment of the
  * fork. The child must not hand out what is left of its parent's run.
@@ -898,8 +921,8 @@ static void test_cache_fence(void)
 	struct uidgen_assign as = { .size = sizeof(as), .flags = UIDGEN_ASSIGN_NEW };
 	struct uidgen_info in;
 	struct uidgen *g;
-	uint64_t a, b;
-	int tries = 0;
+	uint64_t a = 0, b = 0;
+	int tries;
 
 	if (uidgen_open(&g, NULL)) {
 		CHECK(0, "open");
@@ -907,19 +930,9 @@ static void test_cache_fence(void)
 	}
 	CHECK(node_state(g, &in) == 0 && in.node_id != UIDGEN_NODE_NONE,
 	      "info");
-	/*
-	 * Two calls from one run: a run is good for its tick and one more
-	 * (1 ms here), and a vCPU that QEMU holds up longer between the two
-	 * calls sees it stale and takes another. So up to 100 tries.
-	 */
-	do {
-		if (uidgen_next(g, &a) || uidgen_next(g, &b)) {
-			CHECK(0, "two IDs");
-			a = b = 0;
-			break;
-		}
-	} while (b != a + 1 && ++tries < 100);
-	CHECK(b == a + 1, "a cached run (%d tries)", tries + 1);
+	tries = two_from_one_run(g, &a, &b, 0, 100);
+	CHECK(tries >= 0, "two IDs");
+	CHECK(tries > 0, "a cached run, in up to 100 tries");
 	CHECK(node_revoke(g, UIDGEN_NODE_NONE, 0) == 0, "revoke");
 	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "fenced off");
 	CHECK(uidgen_next(g, &b) == -EADDRNOTAVAIL, "and stays off");
@@ -1640,19 +1653,8 @@ static int clock_child(int *stale, int *calls)
 	    uidgen_set_cache(g, 1024, 1))
 		return 2;
 	shift = in.node_bits + in.slot_bits + in.seq_bits;
-	/*
-	 * A cached run, the clock still read: two IDs in a row from one run.
-	 * A pause of a tick between them (a loaded TCG host) refills the
-	 * run, so try a few times.
-	 */
-	for (i = 0; i < 50; i++) {
-		sleep_us(3 * in.tick_ns / 1000);
-		if (uidgen_next(g, &a) || uidgen_next(g, &b))
-			return 3;
-		if (b == a + 1)
-			break;
-	}
-	if (i == 50)
+	/* A cached run, the clock still read: two IDs in a row from one run. */
+	if (two_from_one_run(g, &a, &b, 3 * in.tick_ns / 1000, 50) <= 0)
 		return 3;
 	trap_errno = EPERM;
 	if (trap_syscall(SYS_clock_gettime, 0, CLOCK_BOOTTIME, -1, 0))
