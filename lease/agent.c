@@ -45,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/uidgen.h>
+
 #include "agent.h"
 
 volatile sig_atomic_t lease_stop;
@@ -1156,8 +1158,12 @@ static int install(struct agent *a)
 		    a->node, a->c->device);
 		return r;
 	case -ESTALE:
-		say("node %u: token %" PRId64 " is not above the highest the module has seen: etcd went back in time (restored from a snapshot without --bump-revision, or rebuilt); see fleet.rst, \"Restoring etcd\", then reload the module",
+		say("node %u: token %" PRId64 " is not above the highest the module has seen: etcd went back in time (restored from a snapshot without --bump-revision, or rebuilt); see fleet.rst, \"Restoring etcd\", then make the module forget the token it saw: uidgen revoke-node --force (or reload it)",
 		    a->node, a->token);
+		return r;
+	case -EDOM:
+		say("node %u: its floor in etcd (%" PRIu64 " ms) is more than %llu h ahead of this machine's clock: fix this machine's clock (timedatectl; NTP), or, if the floor is the wrong one, the floor in etcd (fleet.rst)",
+		    a->node, a->floor_ms, UIDGEN_FLOOR_AHEAD_MAX_NS / 3600000000000ULL);
 		return r;
 	default:
 		say("node %u: install: %s", a->node, strerror(-r));

@@ -425,8 +425,12 @@ static int sim_change(struct lease_dev *d, enum sim_op op,
 	int ret;
 
 	sim_note_high_water(d);
+	/* The kernel's uidgen_set_floor(): a floor a day ahead is refused. */
+	if (op == SIM_ASSIGN && !req->new &&
+	    ns_ms(req->floor_unix_ns) > wall_ms() + UIDGEN_FLOOR_AHEAD_MAX_NS / NS_PER_MS)
+		return -EDOM;
 	if (op == SIM_REVOKE)
-		ret = uidgen_rules_revoke(&d->r, req->node_id, req->token, now, &act);
+		ret = uidgen_rules_revoke(&d->r, req, now, &act);
 	else if (op == SIM_RENEW)
 		ret = uidgen_rules_renew(&d->r, req, now, &act);
 	else

@@ -16,6 +16,10 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #ifndef U64_MAX
 #define U64_MAX UINT64_MAX
 #endif

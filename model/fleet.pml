@@ -477,7 +477,7 @@ inline krenew(k, nd, gr, dl, tk) {
 inline krevoke(k, tk) {
 	kexpire(k);
 	if
-	:: tk != 0 && tk != k_tok[k] -> h_r = ESTALE
+	:: tk != k_tok[k] -> h_r = ESTALE
 	:: else -> h_r = 0; kfence(k)
 	fi
 }

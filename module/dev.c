@@ -37,8 +37,11 @@ static long uidgen_ioctl_batch(struct file *file, void *karg,
 			  b->count, file->f_flags & O_NONBLOCK);
 	if (ret < 0)
 		return ret;
-	if (put_user((u32)ret, &((struct uidgen_batch __user *)uarg)->count))
-		return -EFAULT;
+	/*
+	 * The IDs are delivered: the return value says how many, and a count
+	 * that cannot be written back does not take them back.
+	 */
+	(void)put_user((u32)ret, &((struct uidgen_batch __user *)uarg)->count);
 	return ret;
 }
 
@@ -158,15 +161,21 @@ static long uidgen_ioctl_revoke(struct file *file, void *karg,
 				void __user *uarg, u32 usize)
 {
 	const struct uidgen_revoke *r = karg;
+	struct uidgen_rules_req req = {
+		.node_id = r->node_id,
+		.token = r->token,
+		.force = r->flags & UIDGEN_REVOKE_FORCE,
+	};
 
-	if (r->flags)
+	if (r->flags & ~UIDGEN_REVOKE_FORCE)
 		return -EOPNOTSUPP;
 	if (r->__reserved)
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return uidgen_node_revoke(&uidgen_file_dev(file)->node, r->node_id,
-				  r->token, "by UIDGEN_IOC_REVOKE");
+	return uidgen_node_revoke(&uidgen_file_dev(file)->node, &req,
+				  req.force ? "forced, by UIDGEN_IOC_REVOKE" :
+				  "by UIDGEN_IOC_REVOKE");
 }
 
 /*

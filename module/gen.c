@@ -285,15 +285,24 @@ static void uidgen_atomic_max(atomic64_t *v, s64 min)
  * forward so that it reads @floor_tick + 1 now, and every slot moves past
  * @floor_tick. The lead over the anchor then heals: the clock runs at
  * 15/16 of real time until it is back on the anchor, 16 times the lead
- * later, and never moves back. A lead too long for that in 64 bits of ns
- * (over 36 years) moves the anchor instead, as it was before the heal.
+ * later, and never moves back.
+ *
+ * A floor whose tick ends more than UIDGEN_FLOOR_AHEAD_MAX_NS after the
+ * anchor (the wall clock at load, run on by CLOCK_BOOTTIME) is refused: a
+ * typo or a clock years off would otherwise skew every timestamp for 16
+ * times as long, and the high water would carry it into the next load's
+ * floor. So the clock never leads its anchor by more than that bound, and
+ * a lead always heals (16 times the bound fits 64 bits of ns).
  *
  * Context: process; the caller serialises floor changes.
- * Return: 0, or -EOVERFLOW if no tick is left above @floor_tick.
+ * Return: 0; -EOVERFLOW if no tick is left above @floor_tick; -EDOM if it
+ * ends more than UIDGEN_FLOOR_AHEAD_MAX_NS ahead of the anchor. Nothing
+ * changes on an error.
  */
 int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns)
 {
 	u64 seq_bits = g->l.seq_bits, heal = g->heal_end_ns, start, now, lead;
+	s64 anchor = (s64)boot_ns + g->offset_ns;
 	unsigned int i;
 
 	if (floor_tick >= g->max_tick)
@@ -301,17 +310,15 @@ int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns)
 	start = uidgen_mul_sat(floor_tick + 1, g->tick_ns);
 	if (start == U64_MAX)
 		return -EOVERFLOW;
+	if (start > (u64)max_t(s64, anchor, 0) + UIDGEN_FLOOR_AHEAD_MAX_NS)
+		return -EDOM;
 	now = uidgen_clock_ns(g, boot_ns);
 	if (start > now) {
 		/* The lead over the anchor the clock must have now. */
 		lead = start - now + (boot_ns < heal ?
 				      (heal - boot_ns) >> UIDGEN_HEAL_SHIFT : 0);
 		/* One word written, forward: a reader sees before or after. */
-		if (lead <= (U64_MAX - boot_ns) >> UIDGEN_HEAL_SHIFT)
-			WRITE_ONCE(g->heal_end_ns,
-				   boot_ns + (lead << UIDGEN_HEAL_SHIFT));
-		else
-			WRITE_ONCE(g->offset_ns, g->offset_ns + (s64)(start - now));
+		WRITE_ONCE(g->heal_end_ns, boot_ns + (lead << UIDGEN_HEAL_SHIFT));
 	}
 	for (i = 0; i < g->nr_slots; i++)
 		uidgen_atomic_max(&g->slots[i].last,

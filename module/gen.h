@@ -94,8 +94,8 @@ struct uidgen_slot {
  *	this, added to (tick << seq_bits), is the tick in its place in an ID
  * @max_tick: the largest tick the timestamp field holds
  * @offset_ns: the anchor: added to CLOCK_BOOTTIME, ns since the epoch;
- *	set at load, and moved forward only by a floor too far ahead to heal
- *	(16 times its lead beyond 64 bits of ns)
+ *	set at load, never moved (a floor moves @heal_end_ns, at most
+ *	UIDGEN_FLOOR_AHEAD_MAX_NS ahead of the anchor)
  * @heal_end_ns: CLOCK_BOOTTIME at which the ID clock is back on its
  *	anchor (0: it is on it); before then it reads (@heal_end_ns - now)
  *	>> UIDGEN_HEAL_SHIFT ahead of it; only ever raised, by a floor

@@ -284,7 +284,8 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
  * node ID does not fit; -ESTALE for a token below the highest seen, or
  * equal to it but not the assignment in force; -ETIME for a deadline
  * already past; -EBUSY if another node ID is active;
- * -EOVERFLOW if the floor leaves no tick. A node ID whose lease deadline
+ * -EOVERFLOW if the floor leaves no tick; -EDOM if it is more than
+ * UIDGEN_FLOOR_AHEAD_MAX_NS ahead of the clock. A node ID whose lease deadline
  * has passed is revoked first, so assigning it again starts afresh.
  */
 int uidgen_node_assign(struct uidgen_node_ctl *n,
@@ -337,20 +338,21 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
 /**
  * uidgen_node_revoke() - Stop issuing under the node ID.
  * @n: the node
- * @node: UIDGEN_NODE_NONE, or the node ID the caller means to revoke
- * @token: 0, or the token of the assignment the caller means to revoke
+ * @req: node_id (UIDGEN_NODE_NONE, or the node ID the caller means to
+ *	revoke), token (of the assignment in force, 0 if it has none) and
+ *	force (any, and forget the highest token seen)
  * @why: for the log
  *
  * When this returns, no ID with the old node ID will leave the kernel, and
  * the fence on the shared page has moved for runs cached in userspace.
  *
  * Context: process; takes n->lock; waits for an RCU grace period.
- * Return: 0, or -ESTALE if @node or @token is not the one in force (a
- * lease whose deadline passed is not, whether or not the expiry work has
- * run yet).
+ * Return: 0, or -ESTALE (unless forced) if the node ID or token is not
+ * the one in force (a lease whose deadline passed is not, whether or not
+ * the expiry work has run yet).
  */
-int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
-		       const char *why)
+int uidgen_node_revoke(struct uidgen_node_ctl *n,
+		       const struct uidgen_rules_req *req, const char *why)
 {
 	struct uidgen_node_rules r;
 	unsigned int act;
@@ -360,7 +362,7 @@ int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
 	mutex_lock(&n->lock);
 	now_ns = ktime_get_boottime_ns();
 	uidgen_node_rules(n, &r);
-	ret = uidgen_rules_revoke(&r, node, token, now_ns, &act);
+	ret = uidgen_rules_revoke(&r, req, now_ns, &act);
 	uidgen_node_apply(n, &r, act, why, false, now_ns);
 	mutex_unlock(&n->lock);
 	return ret;

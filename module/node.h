@@ -95,8 +95,8 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
 		       const struct uidgen_rules_req *req);
 int uidgen_node_renew(struct uidgen_node_ctl *n,
 		      const struct uidgen_rules_req *req);
-int uidgen_node_revoke(struct uidgen_node_ctl *n, u32 node, u64 token,
-		       const char *why);
+int uidgen_node_revoke(struct uidgen_node_ctl *n,
+		       const struct uidgen_rules_req *req, const char *why);
 u32 uidgen_node_state(struct uidgen_node_ctl *n,
 		      struct uidgen_node_snapshot *s);
 void uidgen_node_vmfork(struct uidgen_node_ctl *n);

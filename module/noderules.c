@@ -91,13 +91,15 @@ static int uidgen_rules_check_deadline(u64 *deadline, u64 now_ns)
  * etcd restored from a snapshot reissues revisions, which are our tokens)
  * must not be trusted: so a new assignment needs a token above every one
  * seen, and a token equal to the highest is only the assignment in force
- * again, with that very token. No token (0) claims nothing and is not
- * checked.
+ * again, with that very token. No token (0) claims nothing: it is refused
+ * while a claim held under a token is in force, and not checked otherwise.
  */
 static bool uidgen_rules_stale(const struct uidgen_node_rules *s,
 			       const struct uidgen_rules_req *req)
 {
-	if (!req->token || req->token > s->max_token)
+	if (!req->token)
+		return s->node != UIDGEN_NODE_NONE && s->token;
+	if (req->token > s->max_token)
 		return false;
 	return req->token < s->max_token || s->node != req->node_id ||
 	       s->token != req->token;
@@ -212,7 +214,8 @@ int uidgen_rules_renew(struct uidgen_node_rules *s,
 		return ret;
 	if (s->node == UIDGEN_NODE_NONE)
 		return -EADDRNOTAVAIL;
-	if (s->node != req->node_id || (req->token && req->token != s->token))
+	/* The claim in force renews with its own token, 0 if it has none. */
+	if (s->node != req->node_id || req->token != s->token)
 		return -ESTALE;
 	if (req->grant_unix_ns > s->grant_unix_ns) {
 		s->grant_unix_ns = req->grant_unix_ns;
@@ -228,28 +231,38 @@ int uidgen_rules_renew(struct uidgen_node_rules *s,
 /**
  * uidgen_rules_revoke() - Stop issuing under the node ID.
  * @s: the state
- * @node: UIDGEN_NODE_NONE, or the node ID the caller means to revoke
- * @token: 0, or the token of the assignment the caller means to revoke
+ * @req: node_id (UIDGEN_NODE_NONE, or the node ID the caller means to
+ *	revoke), token (the token of the claim in force, 0 if it has none)
+ *	and force (any claim, and forget the highest token seen)
  * @now_ns: CLOCK_BOOTTIME now
  * @act: out: the actions
  *
- * Every accepted revoke fences, even with nothing in force or right after
- * the lease's own end.
+ * Every accepted revoke fences once, even with nothing in force: a lease
+ * whose end this call sees is fenced by that end (UIDGEN_RULES_EXPIRE),
+ * not a second time. A forced revoke also forgets the highest token seen,
+ * as a reload would: the administrator's way out of a bogus token that
+ * refuses every later claim (ESTALE).
  *
  * Context: any.
- * Return: 0, or -ESTALE if @node or @token is not the one in force (a
- * lease that ended is not: its token is ESTALE).
+ * Return: 0, or -ESTALE (not forced) if @req's node ID or token is not
+ * the one in force (a lease that ended is not: its token is ESTALE).
  */
-int uidgen_rules_revoke(struct uidgen_node_rules *s, u32 node, u64 token,
-			u64 now_ns, unsigned int *act)
+int uidgen_rules_revoke(struct uidgen_node_rules *s,
+			const struct uidgen_rules_req *req, u64 now_ns,
+			unsigned int *act)
 {
 	*act = 0;
 	/* An ended lease's token is no longer in force. */
 	uidgen_rules_expire(s, now_ns, act);
-	if ((node != UIDGEN_NODE_NONE && s->node != UIDGEN_NODE_NONE &&
-	     s->node != node) || (token && token != s->token))
+	if (req->force) {
+		s->max_token = 0;
+	} else if ((req->node_id != UIDGEN_NODE_NONE &&
+		    s->node != UIDGEN_NODE_NONE && s->node != req->node_id) ||
+		   req->token != s->token) {
 		return -ESTALE;
+	}
 	uidgen_rules_fence(s);
-	*act |= UIDGEN_RULES_REVOKE;
+	if (!(*act & UIDGEN_RULES_EXPIRE))
+		*act |= UIDGEN_RULES_REVOKE;
 	return 0;
 }

@@ -50,6 +50,8 @@
  * @deadline_boot_ns: CLOCK_BOOTTIME of this kernel at which the node ID
  *	stops; 0: none (assign), as it is (renew)
  * @token: fencing token of the claim (0: none)
+ * @force: revoke: whatever is in force, whatever its node ID and token,
+ *	and forget the highest token seen (the administrator's override)
  */
 struct uidgen_rules_req {
 	u32 node_id;
@@ -58,6 +60,7 @@ struct uidgen_rules_req {
 	u64 grant_unix_ns;
 	u64 deadline_boot_ns;
 	u64 token;
+	bool force;
 };
 
 /**
@@ -92,7 +95,8 @@ int uidgen_rules_assign(struct uidgen_node_rules *s,
 int uidgen_rules_renew(struct uidgen_node_rules *s,
 		       const struct uidgen_rules_req *req, u64 now_ns,
 		       unsigned int *act);
-int uidgen_rules_revoke(struct uidgen_node_rules *s, u32 node, u64 token,
-			u64 now_ns, unsigned int *act);
+int uidgen_rules_revoke(struct uidgen_node_rules *s,
+			const struct uidgen_rules_req *req, u64 now_ns,
+			unsigned int *act);
 
 #endif /* _UIDGEN_NODERULES_H */

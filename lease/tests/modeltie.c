@@ -75,6 +75,10 @@ static const char *skip_reason(const struct uidgen_rules_case *c)
 		return "an expiry call: the agent only assigns, renews, revokes";
 	if (!q->token)
 		return "no token: the agent always passes one";
+	if (q->force)
+		return "a forced revoke: the administrator's, never the agent's";
+	if (c->op == RULES_REVOKE && q->node_id != R_NONE)
+		return "a revoke naming a node ID: the agent's name none";
 	/* The agent's opening renew (install()) leaves the deadline (0). */
 	if (c->op == RULES_REVOKE || c->op == RULES_RENEW)
 		return NULL;

@@ -555,21 +555,38 @@ static void uidgen_heal_second_floor_test(struct kunit *test)
 }
 
 /*
- * A floor so far ahead that 16 times its offset is beyond 64 bits of ns
- * (60 years): what cannot heal is kept, as before the heal existed, and
- * the floor still holds.
+ * A floor ending more than UIDGEN_FLOOR_AHEAD_MAX_NS after the anchor is
+ * refused (EDOM) and moves nothing: not the clock, not a slot. One ending
+ * exactly at the bound is taken; and however many such floors come, the
+ * clock never leads its anchor by more than the bound.
  */
-static void uidgen_heal_too_far_test(struct kunit *test)
+static void uidgen_floor_far_ahead_test(struct kunit *test)
 {
 	struct uidgen_layout l = DEFAULT_LAYOUT;
 	struct uidgen_gen *g = new_gen(test, &l);
-	u64 ahead = 60ULL * 365 * 86400 * MSEC_PER_SEC;
-	u64 floor = wall_tick(HEAL_AT) + ahead;
+	u64 max = div_u64(UIDGEN_FLOOR_AHEAD_MAX_NS, NSEC_PER_MSEC);
+	u64 year = 365ULL * 86400 * MSEC_PER_SEC, t = HEAL_AT;
+	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, 0, uidgen_set_floor(g, floor, HEAL_AT));
-	KUNIT_EXPECT_EQ(test, floor + 1, uidgen_tick(g, HEAL_AT));
-	KUNIT_EXPECT_EQ(test, floor + 1001, uidgen_tick(g, HEAL_AT + NSEC_PER_SEC));
-	KUNIT_EXPECT_EQ(test, HEAL_AT + NSEC_PER_SEC, uidgen_tick_start(g, floor + 1001));
+	KUNIT_EXPECT_EQ(test, -EDOM, uidgen_set_floor(g, wall_tick(t) + year, t));
+	KUNIT_EXPECT_EQ(test, -EDOM, uidgen_set_floor(g, wall_tick(t) + max, t));
+	KUNIT_EXPECT_EQ(test, wall_tick(t), uidgen_tick(g, t));
+	KUNIT_EXPECT_EQ(test, 0ULL, g->heal_end_ns);
+	for (i = 0; i < g->nr_slots; i++)
+		KUNIT_EXPECT_EQ(test, 0LL, atomic64_read(&g->slots[i].last));
+	/* Its last tick ends at the bound: taken. */
+	KUNIT_EXPECT_EQ(test, 0, uidgen_set_floor(g, wall_tick(t) + max - 1, t));
+	KUNIT_EXPECT_EQ(test, (s64)max, clock_offset(g, t));
+	/* Floor on floor, each at the clock: the lead stays within the bound. */
+	for (i = 1; i <= 4; i++) {
+		t += NSEC_PER_SEC;
+		KUNIT_EXPECT_EQ(test, -EDOM,
+				uidgen_set_floor(g, uidgen_tick(g, t) + 1000, t));
+		KUNIT_EXPECT_GE(test, (s64)max, clock_offset(g, t));
+	}
+	/* It heals: back on the anchor 16 times the lead later. */
+	KUNIT_EXPECT_EQ(test, 0LL,
+			clock_offset(g, HEAL_AT + max * NSEC_PER_MSEC * 16));
 }
 
 /* A node ID change: every slot that issued starts in a fresh tick. */
@@ -1006,7 +1023,7 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE(uidgen_heal_ids_test),
 	KUNIT_CASE(uidgen_heal_tick_start_test),
 	KUNIT_CASE(uidgen_heal_second_floor_test),
-	KUNIT_CASE(uidgen_heal_too_far_test),
+	KUNIT_CASE(uidgen_floor_far_ahead_test),
 	KUNIT_CASE(uidgen_fence_slots_test),
 	KUNIT_CASE(uidgen_node_assign_test),
 	KUNIT_CASE(uidgen_node_floor_test),

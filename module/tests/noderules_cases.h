@@ -29,8 +29,8 @@ enum uidgen_rules_op {
  * @name: what it shows
  * @op: which rule
  * @before: the state it starts from
- * @req: the request (RULES_REVOKE: node_id and token; RULES_EXPIRE:
- *	nothing)
+ * @req: the request (RULES_REVOKE: node_id, token and force;
+ *	RULES_EXPIRE: nothing)
  * @now_ns: CLOCK_BOOTTIME at the call
  * @ret: the errno expected (0 or negative)
  * @act: the actions expected
@@ -75,6 +75,11 @@ struct uidgen_rules_case {
 	.new = (nw), .node_id = (nd), .floor_unix_ns = (flo),		\
 	.grant_unix_ns = (gr), .deadline_boot_ns = (dl), .token = (tok) }
 #define RQ_NONE		RQ(0, R_NONE, 0, 0, 0, 0)
+/* A revoke: node_id, token, force. */
+#define RV(nd, tok, frc) {						\
+	.node_id = (nd), .token = (tok), .force = (frc) }
+/* A token far above any a store hands out: a bogus claim's. */
+#define R_BOGUS		(1ULL << 60)
 
 static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	/* Assignment */
@@ -121,6 +126,9 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "re-assign with the highest token, another in force", RULES_ASSIGN,
 	  RS_ON(3, 0, 7, 5000, 0, R_NODL), RQ(R_NEW, 3, 0, 0, 0, 7), R_NOW,
 	  -ESTALE, 0, RS_ON(3, 0, 7, 5000, 0, R_NODL) },
+	{ "re-assign with no token, a tokened claim in force", RULES_ASSIGN,
+	  RS_HELD, RQ(R_FLOOR, 3, 6000, 9500, R_LATEST, 0), R_NOW, -ESTALE, 0,
+	  RS_HELD },
 	{ "assign with no token keeps the highest seen", RULES_ASSIGN,
 	  RS_OFF(10, 0), RQ(R_NEW, 3, 0, 0, 0, 0), R_NOW, 0, R_PUBLISH,
 	  RS_ON(3, 0, 10, 0, 0, R_NODL) },
@@ -130,8 +138,8 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RS_HELD, RQ(R_FLOOR, 3, 6000, 9500, R_LATEST, 8), R_NOW, 0,
 	  UIDGEN_RULES_FLOOR | UIDGEN_RULES_RAISE_GRANT | UIDGEN_RULES_DEADLINE,
 	  RS_ON(3, 8, 8, 6000, 9500, R_LATEST) },
-	{ "re-assign lower floor and grant, no deadline or token: no change",
-	  RULES_ASSIGN, RS_HELD, RQ(R_FLOOR, 3, 4000, 8000, 0, 0), R_NOW, 0, 0,
+	{ "re-assign lower floor and grant, no deadline: no change",
+	  RULES_ASSIGN, RS_HELD, RQ(R_FLOOR, 3, 4000, 8000, 0, 7), R_NOW, 0, 0,
 	  RS_HELD },
 	{ "a floor only rises, across a revoke too", RULES_ASSIGN,
 	  RS_OFF(7, 5000), RQ(R_FLOOR, 3, 4000, 0, 0, 8), R_NOW, 0, R_PUBLISH,
@@ -152,9 +160,20 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RS_HELD, RQ(0, 3, 0, 0, 0, 7), R_NOW, 0, 0, RS_HELD },
 	{ "renew with a lower grant leaves it", RULES_RENEW, RS_HELD,
 	  RQ(0, 3, 0, 8000, 0, 7), R_NOW, 0, 0, RS_HELD },
-	{ "renew with no token names the node ID alone", RULES_RENEW, RS_HELD,
-	  RQ(0, 3, 0, 0, R_LATEST, 0), R_NOW, 0,
-	  UIDGEN_RULES_DEADLINE, RS_ON(3, 7, 7, 5000, 9000, R_LATEST) },
+	/*
+	 * A claim held under a token is renewed with that token only: an
+	 * untokened caller (a second tool, an old agent, the persister) can
+	 * neither extend its lease nor raise its grant.
+	 */
+	{ "renew with no token, a tokened claim in force", RULES_RENEW, RS_HELD,
+	  RQ(0, 3, 0, 9500, R_LATEST, 0), R_NOW, -ESTALE, 0, RS_HELD },
+	{ "renew with no token, an untokened node ID in force", RULES_RENEW,
+	  RS_ON(3, 0, 7, 5000, 9000, R_LATER), RQ(0, 3, 0, 9500, R_LATEST, 0),
+	  R_NOW, 0, UIDGEN_RULES_RAISE_GRANT | UIDGEN_RULES_DEADLINE,
+	  RS_ON(3, 0, 7, 5000, 9500, R_LATEST) },
+	{ "renew with a token, an untokened node ID in force", RULES_RENEW,
+	  RS_ON(3, 0, 7, 5000, 9000, R_LATER), RQ(0, 3, 0, 9500, R_LATEST, 7),
+	  R_NOW, -ESTALE, 0, RS_ON(3, 0, 7, 5000, 9000, R_LATER) },
 	{ "renew with nothing in force", RULES_RENEW, RS_OFF(7, 5000),
 	  RQ(0, 3, 0, 0, R_LATER, 7), R_NOW, -EADDRNOTAVAIL, 0,
 	  RS_OFF(7, 5000) },
@@ -190,13 +209,34 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	  RS_OFF(7, 5000), RQ_NONE, R_NOW, 0, UIDGEN_RULES_REVOKE,
 	  RS_OFF(7, 5000) },
 	{ "revoke the node ID in force: floor and highest token stay",
-	  RULES_REVOKE, RS_HELD, RQ_NONE, R_NOW, 0, UIDGEN_RULES_REVOKE,
-	  RS_OFF(7, 5000) },
+	  RULES_REVOKE, RS_HELD, RV(R_NONE, 7, false), R_NOW, 0,
+	  UIDGEN_RULES_REVOKE, RS_OFF(7, 5000) },
+	{ "revoke an untokened node ID with no token", RULES_REVOKE,
+	  RS_ON(3, 0, 7, 5000, 0, R_NODL), RQ_NONE, R_NOW, 0,
+	  UIDGEN_RULES_REVOKE, RS_OFF(7, 5000) },
+	{ "revoke with no token, a tokened claim in force", RULES_REVOKE,
+	  RS_HELD, RQ_NONE, R_NOW, -ESTALE, 0, RS_HELD },
+	/*
+	 * The administrator's override (uidgen revoke-node --force): any
+	 * claim, and the highest token is forgotten, as a reload would, so
+	 * that one bogus token cannot refuse every later claim.
+	 */
+	{ "a forced revoke, a tokened claim in force", RULES_REVOKE, RS_HELD,
+	  RV(R_NONE, 0, true), R_NOW, 0, UIDGEN_RULES_REVOKE, RS_OFF(0, 5000) },
+	{ "a forced revoke forgets a bogus highest token", RULES_REVOKE,
+	  RS_ON(3, R_BOGUS, R_BOGUS, 5000, 9000, R_LATER), RV(4, 6, true),
+	  R_NOW, 0, UIDGEN_RULES_REVOKE, RS_OFF(0, 5000) },
+	{ "a bogus highest token refuses every lower claim", RULES_ASSIGN,
+	  RS_OFF(R_BOGUS, 5000), RQ(R_FLOOR, 3, 6000, 0, 0, 8), R_NOW, -ESTALE,
+	  0, RS_OFF(R_BOGUS, 5000) },
+	{ "after a forced revoke a claim is taken again", RULES_ASSIGN,
+	  RS_OFF(0, 5000), RQ(R_FLOOR, 3, 6000, 0, 0, 8), R_NOW, 0,
+	  UIDGEN_RULES_FLOOR | R_PUBLISH, RS_ON(3, 8, 8, 6000, 0, R_NODL) },
 	{ "revoke naming the node ID and token in force", RULES_REVOKE, RS_HELD,
 	  RQ(0, 3, 0, 0, 0, 7), R_NOW, 0, UIDGEN_RULES_REVOKE,
 	  RS_OFF(7, 5000) },
 	{ "revoke naming another node ID", RULES_REVOKE, RS_HELD,
-	  RQ(0, 4, 0, 0, 0, 0), R_NOW, -ESTALE, 0, RS_HELD },
+	  RQ(0, 4, 0, 0, 0, 7), R_NOW, -ESTALE, 0, RS_HELD },
 	{ "revoke naming another token", RULES_REVOKE, RS_HELD,
 	  RQ(0, R_NONE, 0, 0, 0, 6), R_NOW, -ESTALE, 0,
 	  RS_HELD },
@@ -213,9 +253,9 @@ static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	{ "revoke with the token of a lease that ended", RULES_REVOKE, RS_ENDED,
 	  RQ(0, R_NONE, 0, 0, 0, 7), R_NOW, -ESTALE,
 	  UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
+	/* The lease's end is this revoke's fence: one grace period, not two. */
 	{ "revoke with no token once the lease ended", RULES_REVOKE, RS_ENDED,
-	  RQ_NONE, R_NOW, 0, UIDGEN_RULES_EXPIRE | UIDGEN_RULES_REVOKE,
-	  RS_OFF(7, 5000) },
+	  RQ_NONE, R_NOW, 0, UIDGEN_RULES_EXPIRE, RS_OFF(7, 5000) },
 
 	{ "assign a node ID beyond node_bits once the lease ended",
 	  RULES_ASSIGN, RS_ENDED, RQ(R_NEW, 32, 0, 0, 0, 8), R_NOW, -ERANGE,
@@ -269,8 +309,7 @@ static inline int uidgen_rules_case_run(const struct uidgen_rules_case *c,
 	case RULES_RENEW:
 		return uidgen_rules_renew(s, &c->req, c->now_ns, act);
 	case RULES_REVOKE:
-		return uidgen_rules_revoke(s, c->req.node_id, c->req.token,
-					   c->now_ns, act);
+		return uidgen_rules_revoke(s, &c->req, c->now_ns, act);
 	case RULES_EXPIRE:
 		uidgen_rules_expire(s, c->now_ns, act);
 		return 0;

@@ -61,13 +61,17 @@
  *  - EBUSY: UIDGEN_IOC_ASSIGN of another node ID while one is in force
  *    (a node ID is never changed under a running generator: revoke it
  *    first).
- *  - ESTALE: a fencing token below the highest this load has seen, or a
- *    renew or revoke whose token or node ID is not the one in force: the
- *    caller's claim was superseded.
+ *  - ESTALE: a fencing token below the highest this load has seen, or an
+ *    assignment, renew or revoke whose token or node ID is not the one in
+ *    force (token 0 while a claim held under a token is in force
+ *    included): the caller's claim was superseded, or was never the one
+ *    in force.
  *  - ETIME: UIDGEN_IOC_ASSIGN or _RENEW with a lease deadline that has
  *    already passed, whatever node ID is in force.
  *  - EOVERFLOW: the timestamp field is exhausted for this layout and epoch
  *    (the module never wraps it); or a floor leaves no tick after it.
+ *  - EDOM: UIDGEN_IOC_ASSIGN with a floor further ahead of this machine's
+ *    clock than UIDGEN_FLOOR_AHEAD_MAX_NS: the clock or the floor is wrong.
  *  - EAGAIN: the file was opened O_NONBLOCK and the slot would have to
  *    wait, for a later tick or for the grant to be raised, before it could
  *    issue the next ID.
@@ -93,10 +97,16 @@
  * @ids: in: user pointer to an array of @count __u64
  *
  * Fills @ids with fresh IDs. On success the ioctl returns the number of IDs
- * stored, which is also written back to @count. It may store fewer than
- * asked: see "Short returns" above; if it stored none, it fails with the
- * errno instead. A batch may span ticks: when a tick's sequence numbers
- * run out, the caller sleeps until the next tick.
+ * stored, which is also written back to @count if that memory is
+ * writable (the return value is what counts: IDs stored are never taken
+ * back). It may store fewer than asked: see "Short returns" above; if it
+ * stored none, it fails with the errno instead. A batch may span ticks:
+ * when a tick's sequence numbers run out, the caller sleeps until the
+ * next tick.
+ *
+ * BATCH does what read() of 8 * @count bytes does, with the same errnos
+ * and short returns; it stays for programs built against uidgen 2.0.
+ * New code uses read().
  */
 struct uidgen_batch {
 	__u32 size;
@@ -185,14 +195,31 @@ struct uidgen_info {
  * Tokens fence claims. A new assignment needs a token above the highest
  * this load has seen, else ESTALE; an equal one is accepted only to assign
  * the node ID in force, with that very token, again. A renew or revoke
- * with a non-zero token must carry the token in force. Token 0 claims
- * nothing and is not checked.
+ * must carry the token in force: 0 for a node ID assigned without one.
+ * Token 0 claims nothing: while a claim held under a token is in force,
+ * an assignment, renew or revoke with token 0 is ESTALE, so an untokened
+ * caller can neither extend nor end it. UIDGEN_REVOKE_FORCE is the
+ * administrator's override: it revokes whatever is in force and forgets
+ * the highest token seen, as unloading the module would.
  *
  * Each call checks its request (EOPNOTSUPP, EINVAL, ERANGE, ETIME) before
  * the node's state (EADDRNOTAVAIL, ESTALE, EBUSY); a lease whose deadline
  * has passed is revoked before either, so no answer depends on whether
  * the kernel's own expiry has run yet.
  */
+
+/*
+ * The furthest ahead a floor may end: UIDGEN_IOC_ASSIGN refuses with EDOM
+ * a floor more than this after the wall clock at load (run on by
+ * CLOCK_BOOTTIME since). A floor ahead of the clock is normal: a grant
+ * persisted ahead before a crash (uidgen state keep's --ahead-ms, 60 s by
+ * default, once per crash in a row), a previous holder whose clock was a
+ * little ahead. One a day or more ahead is a clock or a file that is
+ * wrong: taken, it would hold every timestamp ahead for 16 times as long
+ * while the ID clock heals, and the high water would carry it into the
+ * next load's floor. Fix the clock, or the floor, and assign again.
+ */
+#define UIDGEN_FLOOR_AHEAD_MAX_NS	(24ULL * 3600 * 1000000000)
 
 /* struct uidgen_assign.flags */
 #define UIDGEN_ASSIGN_NEW	0x1U	/* the node ID never issued: no floor */
@@ -258,20 +285,26 @@ struct uidgen_renew {
 	__aligned_u64 token;
 };
 
+/* struct uidgen_revoke.flags */
+#define UIDGEN_REVOKE_FORCE	0x1U	/* any claim; forget the highest token */
+
 /**
  * struct uidgen_revoke - ioctl(UIDGEN_IOC_REVOKE)
  * @size: in: sizeof(struct uidgen_revoke)
- * @flags: in: must be 0
+ * @flags: in: 0, or UIDGEN_REVOKE_FORCE
  * @node_id: in: UIDGEN_NODE_NONE (whatever is in force), or the node ID
  *           in force
  * @__reserved: in: must be 0
- * @token: in: 0, or the token in force
+ * @token: in: the token in force (0 for a node ID assigned without one)
  *
  * Revoking is a fence: when the ioctl returns, no ID carrying the revoked
  * node ID will leave the kernel, including from calls that were already
  * running, and struct uidgen_page.fence has moved. Revoking when none is
  * in force succeeds, and moves the fence all the same. ESTALE if @node_id
- * or @token is not the one in force (a lease that ended is not).
+ * or @token is not the one in force (a lease that ended is not). With
+ * UIDGEN_REVOKE_FORCE, @node_id and @token are not checked, and the
+ * highest token this load has seen is forgotten: the next assignment may
+ * carry any token, as after a reload.
  */
 struct uidgen_revoke {
 	__u32 size;
