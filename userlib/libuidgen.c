@@ -434,21 +434,26 @@ long uidgen_fill(struct uidgen *g, uint64_t *ids, size_t n)
 		return -EINVAL;
 	while (done < n) {
 		size_t want = n - done;
-		struct uidgen_batch b = {
-			.size = sizeof(b),
-			.count = want > UIDGEN_BATCH_MAX ? UIDGEN_BATCH_MAX : want,
-			.ids = (uintptr_t)(ids + done),
-		};
-		uint32_t asked = b.count;
+		ssize_t r;
 
-		if (ioctl(g->fd, UIDGEN_IOC_BATCH, &b) < 0) {
+		if (want > UIDGEN_BATCH_MAX)
+			want = UIDGEN_BATCH_MAX;
+		r = read(g->fd, ids + done, want * sizeof(*ids));
+		if (r < 0) {
 			if (done)
 				break;
 			return UIDGEN_ERR(saved);
 		}
-		done += b.count;
+		/* End of file, or part of an ID: not the device. */
+		if (!r || r % sizeof(*ids)) {
+			if (done)
+				break;
+			errno = saved;
+			return -EIO;
+		}
+		done += (size_t)r / sizeof(*ids);
 		/* Short only on a signal or a fault: stop and report. */
-		if (b.count < asked)
+		if ((size_t)r < want * sizeof(*ids))
 			break;
 	}
 	errno = saved;
