@@ -26,6 +26,44 @@
 
 const char *prog = "uidgen";
 
+/* Standard output failed: said once, by write_error(). */
+static int write_failed;
+
+/*
+ * Writing standard output failed with @err (0 if unknown): say so, as
+ * coreutils do, once. Returns 1, the exit status.
+ */
+static int write_error(int err)
+{
+	if (!write_failed && err)
+		fprintf(stderr, "%s: write error: %s\n", prog, strerror(err));
+	else if (!write_failed)
+		fprintf(stderr, "%s: write error\n", prog);
+	write_failed = 1;
+	return 1;
+}
+
+/*
+ * At exit, what coreutils' close_stdout() does: flush and close standard
+ * output, and a write that failed then, or earlier unseen, is exit 1 with
+ * "write error" (a full disk, a reader gone with SIGPIPE ignored, a
+ * closed descriptor), never a silent @status.
+ */
+static int close_stdout(int status)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		err = errno;
+		fclose(stdout);
+		return write_error(err);
+	}
+	if (fclose(stdout))
+		return write_error(errno);
+	return status;
+}
+
 /* A uapi time in ms, rounded up: a floor or grant mark never falls short. */
 unsigned long long ns_ms(uint64_t ns)
 {
@@ -244,9 +282,9 @@ static int cmd_generate(const char *dev, unsigned long count,
 		 * stop now rather than mint the rest of COUNT for nobody.
 		 */
 		if (fflush(stdout) || ferror(stdout)) {
-			ret = errno ? -errno : -EIO;
+			ret = errno;
 			uidgen_close(g);
-			return fail(ret, "writing IDs to standard output");
+			return write_error(ret);
 		}
 	}
 	uidgen_close(g);
@@ -1441,7 +1479,7 @@ static int one_file(enum cmd_id id, char **argv, int argc)
 	return 2;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	enum uidgen_format fmt = UIDGEN_FMT_DEC;
 	const char *fmt_arg = NULL, *w1 = NULL, *w2 = NULL;
@@ -1608,4 +1646,9 @@ int main(int argc, char **argv)
 	default:
 		return 2;
 	}
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

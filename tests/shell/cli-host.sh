@@ -303,6 +303,45 @@ fails "decode of a UUIDv7 from before the epoch" 2 \
 	"uidgen: 00000000-0001-7000-8000-000000000000: a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (its time is before the epoch or after the layout's last tick): $MAPS" \
 	decode 00000000-0001-7000-8000-000000000000
 
+# --- Output that cannot be written (28) ---------------------------------------
+# Every command that writes checks its output, as coreutils' close_stdout
+# does: a full disk, a pipe whose reader has gone (SIGPIPE ignored, as a
+# service or a Python subprocess may have it) or a closed standard output
+# is exit 1 and "write error", never a silent 0.
+# gone ARGS...: 'uidgen ARGS' into a pipe whose reader has already exited,
+# SIGPIPE ignored; prints its exit status, then its last line on stderr.
+gone() {
+	rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
+	( trap '' PIPE; read _ < "$tmp/fifo"; $U "$@" 2> "$tmp/gone.err"; echo $? > "$tmp/gone.rc" ) |
+		{ exec 0<&-; echo > "$tmp/fifo"; }
+	echo "$(cat "$tmp/gone.rc") $(tail -n 1 "$tmp/gone.err")"
+}
+for c in "decode 1 2 3" "-d $tmp/none decode 1" --help -V --version help "help decode" \
+	"help state" "state --help" "decode --help" "info --help" "set-node --help" \
+	"revoke-node --help" "stats --help" "state restore --help" "state keep --help" \
+	"state save --help" "help --help" "info -V"; do
+	err=$($U $c 2>&1 > /dev/full); rc=$?
+	is "uidgen $c > /dev/full: exits 1" "$rc" 1
+	is "uidgen $c > /dev/full: says so" "$(printf '%s\n' "$err" | tail -n 1)" \
+		"uidgen: write error: No space left on device"
+	is "uidgen $c into a pipe with no reader: exit 1, says so" "$(gone $c)" \
+		"1 uidgen: write error: Broken pipe"
+done
+err=$($U -V 2>&1 >&-); rc=$?
+is "uidgen -V with standard output closed: exits 1" "$rc" 1
+is "uidgen -V with standard output closed: says so" "$err" "uidgen: write error: Bad file descriptor"
+# Output that could be written is still exit 0, and whole.
+is "decode 1 2 3 into a pipe: three lines, exit 0" \
+	"$( ($U -d "$tmp/none" decode 1 2 3 2>/dev/null; echo "rc=$?") | cut -d' ' -f1)" "1
+2
+3
+rc=0"
+# A bad ID and a write error: the write error's 1 (the output is lost).
+err=$($U -d "$tmp/none" decode 1 x 2>&1 > /dev/full); rc=$?
+is "decode 1 x > /dev/full: exits 1" "$rc" 1
+is "decode 1 x > /dev/full: the bad ID, then the write error" \
+	"$(printf '%s\n' "$err" | grep -c "not an ID\|write error")" 2
+
 # --- A file that is not the device (19.8) -----------------------------------
 for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do
 	fails "-d /dev/null $c" 1 \
