@@ -169,19 +169,77 @@ int parse_dec(const char *s, unsigned long long max,
 	return 0;
 }
 
-/* parse_dec() for an option's value: exits the usage way on failure. */
-static int parse_opt(const char *opt, const char *s, unsigned long long min,
-		     unsigned long long max, unsigned long long *v)
+/*
+ * parse_dec() for an option's value, @what it is ("a count"): -1 after
+ * saying what is wrong, the usage way.
+ */
+static int parse_num(const char *opt, const char *s, unsigned long long min,
+		     unsigned long long max, const char *what,
+		     unsigned long long *v)
 {
 	int ret = parse_dec(s, max, v);
 
 	if (ret == -EINVAL)
-		fprintf(stderr, "%s: %s '%s': not a count in decimal\n", prog, opt, s);
+		fprintf(stderr, "%s: %s '%s': not %s in decimal\n", prog, opt, s, what);
 	else if (ret)
 		fprintf(stderr, "%s: %s '%s': too large, at most %llu\n", prog, opt, s, max);
 	else if (*v < min)
 		fprintf(stderr, "%s: %s '%s': must be at least %llu\n", prog, opt, s, min);
 	return ret || *v < min ? -1 : 0;
+}
+
+static int parse_opt(const char *opt, const char *s, unsigned long long min,
+		     unsigned long long max, unsigned long long *v)
+{
+	return parse_num(opt, s, min, max, "a count", v);
+}
+
+/*
+ * decode --layout TS/NODE/SLOT/SEQ, the field widths 'uidgen info' shows,
+ * into @info: -1 after saying what is wrong.
+ */
+static int parse_layout(const char *s, struct uidgen_info *info)
+{
+	unsigned long long w[4];
+	struct uidgen_parts p;
+	const char *at = s;
+	char part[24];
+	size_t n;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		n = strcspn(at, "/");
+		/* Three slashes, each between two numbers. */
+		if (n >= sizeof(part) || (at[n] == '/') != (i < 3))
+			break;
+		memcpy(part, at, n);
+		part[n] = 0;
+		if (parse_dec(part, 63, &w[i]))
+			break;
+		at += n + (i < 3);
+	}
+	if (i < 4) {
+		fprintf(stderr, "%s: --layout '%s': not a layout: give the four field widths in bits as TS/NODE/SLOT/SEQ: the timestamp, node, slot and sequence that 'uidgen info' shows where the IDs were made (the default is 41/5/5/12)\n",
+			prog, s);
+		return -1;
+	}
+	if (w[0] + w[1] + w[2] + w[3] != 63) {
+		fprintf(stderr, "%s: --layout '%s': its widths add up to %llu bits, and an ID's add up to 63: give the four that 'uidgen info' shows where the IDs were made\n",
+			prog, s, w[0] + w[1] + w[2] + w[3]);
+		return -1;
+	}
+	info->ts_bits = w[0];
+	info->node_bits = w[1];
+	info->slot_bits = w[2];
+	info->seq_bits = w[3];
+	info->nr_slots = 1U << (w[2] < 31 ? w[2] : 31);
+	/* What else uidgen_decode() asks of a layout. */
+	if (uidgen_decode(info, 0, &p)) {
+		fprintf(stderr, "%s: --layout '%s': no ID has this layout: the timestamp field has at least 1 bit, and node, slot and sequence at most 31 each\n",
+			prog, s);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -292,9 +350,11 @@ static int cmd_generate(const char *dev, unsigned long count,
 }
 
 /*
- * How to read @s when the format is auto: 0x.. is hex; base32 only when
- * the text cannot be decimal (a 13-digit decimal ID is decimal, not
- * base32). uidgen_parse()'s own UIDGEN_FMT_AUTO goes by length alone.
+ * How to read @s when the format is auto, as decode --help says it: 0x..
+ * is hex; 36 or 32 characters a UUID, 26 a ULID (no ID has that many in
+ * the other formats, digits only or not); 13 base32 unless all digits (a
+ * 13-digit decimal ID is decimal); else decimal. uidgen_parse()'s own
+ * UIDGEN_FMT_AUTO goes by length alone.
  */
 static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
 {
@@ -304,17 +364,22 @@ static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
 		return fmt;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return UIDGEN_FMT_HEX;
-	if (*s && strspn(s, "0123456789") == len)
-		return UIDGEN_FMT_DEC;
 	/* A dash: only a UUID has one (its length is checked with it). */
-	if (len > 1 && strchr(s + 1, '-'))
-		return FMT_UUID;
-	/* No ID has 26, 32 or 36 characters in the other formats. */
-	if (len == 36 || len == 32)
+	if (len == 36 || len == 32 || (len > 1 && strchr(s + 1, '-')))
 		return FMT_UUID;
 	if (len == 26)
 		return FMT_ULID;
-	return len == 13 ? UIDGEN_FMT_B32 : UIDGEN_FMT_DEC;
+	if (len == 13 && strspn(s, "0123456789") != len)
+		return UIDGEN_FMT_B32;
+	return UIDGEN_FMT_DEC;
+}
+
+/* The hex digits of @s, after its 0x if it has one. */
+static size_t hex_digits(const char *s)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	return strlen(s);
 }
 
 /* What decode reads, said after every text it cannot read. */
@@ -439,7 +504,7 @@ static void bad_uuid(const char *s, const uint8_t *u,
 			var, copied);
 		return;
 	}
-	fprintf(stderr, "a UUIDv%u, but not one uidgen's view maps back under the layout %u/%u/%u/%u, tick %llu us, epoch %llu ms (%s): decode it with the layout it was made under (where that module is loaded, or -d its device), or decode its 64-bit ID\n",
+	fprintf(stderr, "a UUIDv%u, but not one uidgen's view maps back under the layout %u/%u/%u/%u, tick %llu us, epoch %llu ms (%s): decode it with the layout it was made under (where that module is loaded, -d its device, or --layout, --tick-us and --epoch-ms), or decode its 64-bit ID\n",
 		ver, info->ts_bits, info->node_bits, info->slot_bits,
 		info->seq_bits, (unsigned long long)info->tick_ns / 1000,
 		ns_ms(info->epoch_unix_ns),
@@ -447,8 +512,14 @@ static void bad_uuid(const char *s, const uint8_t *u,
 		"it has bits set that uidgen's view of an ID never sets");
 }
 
+/*
+ * decode: each ID's parts under the layout @given (--layout, --tick-us,
+ * --epoch-ms), else the device's, else the default layout, said once
+ * before the first ID decoded under it.
+ */
 static int cmd_decode(const char *dev, char **argv, int argc,
-		      enum uidgen_format fmt, const char *fmt_arg)
+		      enum uidgen_format fmt, const char *fmt_arg,
+		      const struct uidgen_info *given)
 {
 	char uuid[UIDGEN_UUID_STR_MAX];
 	enum uidgen_format f;
@@ -458,7 +529,7 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 	char when[64];
 	uint8_t u[16];
 	uint64_t id;
-	int i, ret, parsed, status = 0;
+	int i, ret, parsed, status = 0, note = 0;
 	size_t len;
 
 	if (!argc) {
@@ -466,17 +537,16 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			prog, prog);
 		return 2;
 	}
-	if (uidgen_open(&g, dev) == 0) {
+	if (given) {
+		info = *given;
+	} else if (uidgen_open(&g, dev) == 0) {
 		ret = uidgen_info(g, &info);
 		uidgen_close(g);
 		if (ret < 0)
 			return fail(ret, "reading the layout");
 	} else {
 		uidgen_default_info(&info);
-		fprintf(stderr, "%s: %s is not available; decoding with the default layout %u/%u/%u/%u, tick %llu us, epoch %llu ms\n",
-			prog, dev, info.ts_bits, info.node_bits, info.slot_bits,
-			info.seq_bits, (unsigned long long)info.tick_ns / 1000,
-			ns_ms(info.epoch_unix_ns));
+		note = 1;
 	}
 	for (i = 0; i < argc; i++) {
 		f = auto_format(argv[i], fmt);
@@ -500,6 +570,9 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			}
 		} else {
 			ret = uidgen_parse(argv[i], f, &id);
+			/* "up to 16 hex digits": a 0 before them is one more. */
+			if (!ret && f == UIDGEN_FMT_HEX && hex_digits(argv[i]) > 16)
+				ret = -EINVAL;
 			parsed = !ret;
 		}
 		if (!ret)
@@ -515,6 +588,14 @@ static int cmd_decode(const char *dev, char **argv, int argc,
 			bad_id(argv[i], f, ret);
 			status = 2;
 			continue;
+		}
+		if (note) {
+			fprintf(stderr, "%s: %s is not available; decoding with the default layout %u/%u/%u/%u, tick %llu us, epoch %llu ms (--layout, --tick-us and --epoch-ms give another)\n",
+				prog, dev, info.ts_bits, info.node_bits,
+				info.slot_bits, info.seq_bits,
+				(unsigned long long)info.tick_ns / 1000,
+				ns_ms(info.epoch_unix_ns));
+			note = 0;
 		}
 		format_time(p.unix_ms, when, sizeof(when));
 		/* Only an ID past year 10889 has no UUID. */
@@ -1003,7 +1084,11 @@ static int cmd_stats(const char *dev)
  * option of another command is an error, never accepted and ignored. -d,
  * -h and -V are every command's, before or after it.
  */
-enum { OPT_AHEAD = 256, OPT_EVERY, OPT_NEW, OPT_FLOOR, OPT_STATE };
+enum {
+	OPT_AHEAD = 256, OPT_EVERY, OPT_NEW, OPT_FLOOR, OPT_STATE,
+	OPT_LAYOUT, OPT_TICK, OPT_EPOCH,
+	OPT_LAST = OPT_EPOCH
+};
 
 #define OPT_DEVICE	{ "device", required_argument, NULL, 'd' }
 #define OPT_HELP	{ "help", no_argument, NULL, 'h' }
@@ -1012,13 +1097,16 @@ enum { OPT_AHEAD = 256, OPT_EVERY, OPT_NEW, OPT_FLOOR, OPT_STATE };
 #define OPT_FORMAT	{ "format", required_argument, NULL, 'f' }
 #define OPT_AHEAD_MS	{ "ahead-ms", required_argument, NULL, OPT_AHEAD }
 #define OPT_EVERY_MS	{ "every-ms", required_argument, NULL, OPT_EVERY }
+#define OPT_LAYOUTS	{ "layout", required_argument, NULL, OPT_LAYOUT }, \
+			{ "tick-us", required_argument, NULL, OPT_TICK }, \
+			{ "epoch-ms", required_argument, NULL, OPT_EPOCH }
 #define OPT_END		{ NULL, 0, NULL, 0 }
 
 static const struct option opts_generate[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_COUNT, OPT_FORMAT, OPT_END,
 };
 static const struct option opts_decode[] = {
-	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_END,
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_LAYOUTS, OPT_END,
 };
 static const struct option opts_plain[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_END,
@@ -1043,6 +1131,7 @@ static const struct option opts_all[] = {
 	{ "new", no_argument, NULL, OPT_NEW },
 	{ "floor", required_argument, NULL, OPT_FLOOR },
 	{ "state", required_argument, NULL, OPT_STATE },
+	OPT_LAYOUTS,
 	OPT_END,
 };
 
@@ -1082,10 +1171,16 @@ static const struct command commands[CMD_COUNT] = {
 		"an ID's time, node, slot, sequence, id= and UUID",
 		"Print each ID's time (UTC), node, slot, sequence, the 64-bit ID in decimal\n"
 		"(id=, whatever spelling it was given in) and its UUID, using the layout of\n"
-		"the loaded module (the default layout if none is).\n",
-		"  -f, --format FMT    how to read the IDs: auto (default: 0x.. is hex, digits\n"
-		"                      only is decimal, 36 or 32 characters a UUID, 26 a ULID,\n"
-		"                      else b32), dec, hex, b32, or uuid or ulid (either text)\n" },
+		"the loaded module (the default layout if none is), or the one --layout,\n"
+		"--tick-us and --epoch-ms give (the device is not read then).\n",
+		"  -f, --format FMT    how to read the IDs: auto (default: 0x.. is hex, 36 or 32\n"
+		"                      characters a UUID, 26 a ULID, 13 b32 unless all digits,\n"
+		"                      else decimal), dec, hex, b32, or uuid or ulid (either)\n"
+		"  --layout TS/N/S/Q   the field widths in bits the IDs were made under:\n"
+		"                      timestamp, node, slot and sequence, as 'uidgen info'\n"
+		"                      shows them there (default 41/5/5/12)\n"
+		"  --tick-us US        their tick in us (default 1000)\n"
+		"  --epoch-ms MS       their epoch, a Unix time in ms (default 1767225600000)\n" },
 	[CMD_INFO] = { "info", ":d:hV", opts_plain, "info",
 		"the loaded module's layout, tick, epoch and node ID",
 		"Print the version, node ID, layout, slots, tick, epoch and last tick of the\n"
@@ -1486,9 +1581,11 @@ static int run(int argc, char **argv)
 	unsigned long count = 1;
 	struct keep_opts ko = { .ahead_ms = 60000, .every_ms = 20000 };
 	struct floor_src src = { 0 };
+	struct uidgen_info layout;
+	int has_layout = 0;
 	unsigned long long v;
-	static const char *seen_arg[OPT_STATE + 1];
-	static char seen[OPT_STATE + 1];
+	static const char *seen_arg[OPT_LAST + 1];
+	static char seen[OPT_LAST + 1];
 	enum cmd_id id;
 	int c, words;
 
@@ -1497,6 +1594,7 @@ static int run(int argc, char **argv)
 	 * options are; then the options again, by that command's table.
 	 */
 	opterr = 0;
+	uidgen_default_info(&layout);
 	for (c = 1; c < argc; c++) {
 		if (!strcmp(argv[c], "--")) {
 			for (c++; c < argc && !w2; c++)
@@ -1520,7 +1618,7 @@ static int run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, commands[id].shortopts,
 				commands[id].opts, NULL)) != -1) {
 		/* Each option once: a second one is refused, not the last kept. */
-		if (c > 0 && c <= OPT_STATE && c != ':' && c != '?') {
+		if (c > 0 && c <= OPT_LAST && c != ':' && c != '?') {
 			if (seen[c])
 				return given_twice(id, c, seen_arg[c], optarg);
 			seen[c] = 1;
@@ -1556,15 +1654,33 @@ static int run(int argc, char **argv)
 			src.is_new = 1;
 			break;
 		case OPT_FLOOR:
-			if (parse_dec(optarg, INT64_MAX, &src.floor_ms)) {
-				fprintf(stderr, "%s: --floor '%s': not a Unix time in ms, in decimal\n",
-					prog, optarg);
+			if (parse_num("--floor", optarg, 0, INT64_MAX,
+				      "a Unix time in ms,", &src.floor_ms))
 				return 2;
-			}
 			src.has_floor = 1;
 			break;
 		case OPT_STATE:
 			src.state = optarg;
+			break;
+		case OPT_LAYOUT:
+			if (parse_layout(optarg, &layout))
+				return 2;
+			has_layout = 1;
+			break;
+		case OPT_TICK:
+			if (parse_num("--tick-us", optarg, 1, 60000000,
+				      "a tick length in us,", &v))
+				return 2;
+			layout.tick_ns = v * 1000;
+			has_layout = 1;
+			break;
+		case OPT_EPOCH:
+			/* Its ns must fit the layout's 64 bits. */
+			if (parse_num("--epoch-ms", optarg, 0, UINT64_MAX / NS_PER_MS,
+				      "a Unix time in ms,", &v))
+				return 2;
+			layout.epoch_unix_ns = v * NS_PER_MS;
+			has_layout = 1;
 			break;
 		case 'h':
 			return help(id);
@@ -1615,7 +1731,8 @@ static int run(int argc, char **argv)
 	case CMD_GENERATE:
 		return cmd_generate(device, count, fmt);
 	case CMD_DECODE:
-		return cmd_decode(device, argv, argc, fmt, fmt_arg);
+		return cmd_decode(device, argv, argc, fmt, fmt_arg,
+				  has_layout ? &layout : NULL);
 	case CMD_INFO:
 		return no_args(id, argv, argc) ?: cmd_info(device);
 	case CMD_SET_NODE:

@@ -137,8 +137,9 @@ is "set-node of another node ID than the one in force exits 1" "$rc" 1
 like "and says to revoke first" "$err" "another node ID is already active: revoke it first \('uidgen revoke-node'\)"
 like "and the node ID in force is left as it was" "$($U info)" "^node_id: +$node\$"
 
-# decode: a text of digits is decimal, whatever its length; base32 only
-# when it cannot be decimal. Every length 1..19, against the arithmetic
+# decode: a text of digits is decimal at every length a decimal ID has
+# (26 and 32 are a ULID's and a UUID's); base32 only when it cannot be
+# decimal. Every length 1..19, against the arithmetic
 # of the default layout (41/5/5/12, 1 ms tick) and in all three spellings.
 b32() {	# b32 ID: 13 Crockford base32 digits
 	_s=""; _k=12
