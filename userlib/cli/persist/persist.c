@@ -15,8 +15,8 @@
  *
  * The state file is written whole (temp file, fsync, rename, fsync of the
  * directory) and locked (FILE.lock; FILE.keep for the one keeper). The
- * command line, options and messages are uidgen.c's; cli.h is what the two
- * share.
+ * command line and its checks are the CLI's (cli/state.c); this file
+ * stands on the CLI's base (cli/base/) alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,10 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/persist/persist.h"
 
 /*
- * The state file (struct state, cli.h): node_id=N and floor_ms=MS lines.
+ * The state file (struct state, persist.h): node_id=N and floor_ms=MS lines.
  * Blank lines and # comments are allowed; anything else is an error.
  */
 
