@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 
+/* -f FMT into @fmt (auto only for decode, @allow_auto); 0, or -1 if unknown. */
 int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
 {
 	if (!strcmp(s, "uuid"))

@@ -315,8 +315,8 @@ static int cmd_state_save(const char *dev, const char *file)
 /*
  * state restore: the node ID and its floor in one uidgen_assign(): the
  * file names the node ID (the module loads with none). With
- * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
- * below are never taken from the CLI) a grant mark is persisted first and
+ * --ahead-ms MS (default 60000; cli/state.c refuses 0, and the !ahead_ms
+ * paths below are never taken from the CLI) a grant mark is persisted first and
  * given in the same call, so nothing is issued that the file does not
  * cover even before 'state keep' takes over.
  */
