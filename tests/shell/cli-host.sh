@@ -295,13 +295,161 @@ fails "decode of a random (v4) UUID" 2 \
 fails "decode of a UUID of another variant" 2 \
 	"uidgen: 01a22b21-6ca0-7000-0e10-000000000000: not an RFC 9562 UUID: its variant (the 17th hex digit, 0) is not 8, 9, a or b, as uidgen's always is: $CHECK" \
 	decode 01a22b21-6ca0-7000-0e10-000000000000
-MAPS="decode it with the layout it was made under (where that module is loaded, or -d its device), or decode its 64-bit ID"
+MAPS="decode it with the layout it was made under (where that module is loaded, -d its device, or --layout, --tick-us and --epoch-ms), or decode its 64-bit ID"
 fails "decode of a UUIDv7 uidgen's view does not map back (its sub-ms fraction)" 2 \
 	"uidgen: 01a22b21-6ca0-7001-8e10-000000000000: a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (it has bits set that uidgen's view of an ID never sets): $MAPS" \
 	decode 01a22b21-6ca0-7001-8e10-000000000000
 fails "decode of a UUIDv7 from before the epoch" 2 \
 	"uidgen: 00000000-0001-7000-8000-000000000000: a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (its time is before the epoch or after the layout's last tick): $MAPS" \
 	decode 00000000-0001-7000-8000-000000000000
+
+# --- decode: another fleet's layout, help that says what it does (28) -------
+# --layout TS/NODE/SLOT/SEQ, --tick-us and --epoch-ms: the layout the IDs
+# were made under; the device is not read then, and what they leave out is
+# the default's. Property: an ID built from its parts under a layout decodes
+# to those parts under it, and its UUID to the ID again.
+seed=28
+rnd() {	# rnd N: R, a pseudo-random number below N (N <= 2^31), from $seed
+	seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
+	R=$(( seed % $1 ))
+}
+for l in 41/5/5/12 43/6/4/10 50/3/2/8 20/20/10/13 60/0/0/3 39/10/0/14 33/0/0/30; do
+	IFS=/ read tb nb sb qb <<EOF2
+$l
+EOF2
+	for t in 1 2 3 4 5; do
+		tw=$tb; [ "$tw" -gt 30 ] && tw=30
+		rnd $((1 << tw)); tick=$R; rnd $((1 << nb)); node=$R; rnd $((1 << sb)); slot=$R
+		rnd $((1 << (qb > 30 ? 30 : qb))); seq=$R
+		id=$(( (tick << (nb + sb + qb)) | (node << (sb + qb)) | (slot << qb) | seq ))
+		rnd 2000; tus=$((R + 1)); rnd 100000000; ems=$((1700000000000 + R))
+		out=$($U -d "$tmp/none" decode --layout $l --tick-us $tus --epoch-ms $ems $id 2>"$tmp/err")
+		is "--layout $l: ID $id decodes to its parts" "$(printf '%s\n' "$out" | cut -d' ' -f3-6)" \
+			"node=$node slot=$slot seq=$seq id=$id"
+		is "--layout $l: nothing on standard error" "$(cat "$tmp/err")" ""
+		u=${out##* uuid=}
+		is "--layout $l: its UUID $u decodes to it" \
+			"$($U decode --layout $l --tick-us $tus --epoch-ms $ems "$u" 2>&1 | cut -d' ' -f6)" "id=$id"
+	done
+done
+# One known ID of another fleet: layout 43/6/4/10, 2 ms ticks, epoch
+# 2023-11-14T22:13:20Z; tick 1000, node 33, slot 5, seq 7.
+is "--layout 43/6/4/10 --tick-us 2000 --epoch-ms 1700000000000: every field" \
+	"$($U decode --layout 43/6/4/10 --tick-us 2000 --epoch-ms 1700000000000 1049121799 | cut -d' ' -f1-6)" \
+	"1049121799 time=2023-11-14T22:13:22.000Z node=33 slot=5 seq=7 id=1049121799"
+is "--epoch-ms alone: the default layout and tick, that epoch" \
+	"$($U decode --epoch-ms 0 $((1 << 22 | 4095)) 2>&1 | cut -d' ' -f2-5)" "time=1970-01-01T00:00:00.001Z node=0 slot=0 seq=4095"
+is "--tick-us alone" "$($U decode --tick-us 1000000 --layout 41/5/5/12 $((1 << 22)) 2>&1 | cut -d' ' -f2)" \
+	"time=2026-01-01T00:00:01.000Z"
+is "--layout: -d is not read" "$($U -d /dev/null decode --layout 41/5/5/12 1 2>&1 | cut -d' ' -f1-5)" \
+	"1 time=2026-01-01T00:00:00.000Z node=0 slot=0 seq=1"
+fails "--layout with three widths" 2 \
+	"uidgen: --layout '41/5/5': not a layout: give the four field widths in bits as TS/NODE/SLOT/SEQ: the timestamp, node, slot and sequence that 'uidgen info' shows where the IDs were made (the default is 41/5/5/12)" \
+	decode --layout 41/5/5 1
+for bad in 41/5/5/12/0 41/5/5/x 41//5/12 /41/5/5/12 41/5/5/12/ "41/5/5/ 12" 41/5/5/-12 ""; do
+	fails "--layout '$bad'" 2 \
+		"uidgen: --layout '$bad': not a layout: give the four field widths in bits as TS/NODE/SLOT/SEQ: the timestamp, node, slot and sequence that 'uidgen info' shows where the IDs were made (the default is 41/5/5/12)" \
+		decode --layout "$bad" 1
+done
+fails "--layout whose widths add up to 64" 2 \
+	"uidgen: --layout '41/5/5/13': its widths add up to 64 bits, and an ID's add up to 63: give the four that 'uidgen info' shows where the IDs were made" \
+	decode --layout 41/5/5/13 1
+fails "--layout with no timestamp bit" 2 \
+	"uidgen: --layout '0/21/21/21': no ID has this layout: the timestamp field has at least 1 bit, and node, slot and sequence at most 31 each" \
+	decode --layout 0/21/21/21 1
+fails "--layout with a 32-bit sequence" 2 \
+	"uidgen: --layout '31/0/0/32': no ID has this layout: the timestamp field has at least 1 bit, and node, slot and sequence at most 31 each" \
+	decode --layout 31/0/0/32 1
+fails "--tick-us 0" 2 "uidgen: --tick-us '0': must be at least 1" decode --tick-us 0 1
+fails "--tick-us x" 2 "uidgen: --tick-us 'x': not a tick length in us, in decimal" decode --tick-us x 1
+fails "--tick-us too long" 2 "uidgen: --tick-us '60000001': too large, at most 60000000" decode --tick-us 60000001 1
+fails "--epoch-ms x" 2 "uidgen: --epoch-ms 'x': not a Unix time in ms, in decimal" decode --epoch-ms x 1
+fails "--epoch-ms past 64 bits of ns" 2 "uidgen: --epoch-ms '18446744073710': too large, at most 18446744073709" \
+	decode --epoch-ms 18446744073710 1
+fails "--layout twice" 2 \
+	"uidgen: decode: --layout given twice ('41/5/5/12', then '43/6/4/10'): give it once: see 'uidgen decode --help'" \
+	decode --layout 41/5/5/12 --layout 43/6/4/10 1
+fails "info --layout" 2 \
+	"uidgen: info takes no --layout (an option of decode): see 'uidgen info --help'" info --layout 41/5/5/12
+fails "printing IDs --epoch-ms" 2 \
+	"uidgen: printing IDs takes no --epoch-ms (an option of decode): see 'uidgen --help'" --epoch-ms 5
+h=$($U decode --help)
+like "decode --help: --layout" "$h" "^  --layout TS/N/S/Q +"
+like "decode --help: --tick-us" "$h" "^  --tick-us US +"
+like "decode --help: --epoch-ms" "$h" "^  --epoch-ms MS +"
+# The default layout's note: once, and only when an ID was decoded with it.
+NOTE="uidgen: $tmp/none is not available; decoding with the default layout 41/5/5/12, tick 1000 us, epoch 1767225600000 ms (--layout, --tick-us and --epoch-ms give another)"
+is "decode 1 2 3 with no device: the note, once" "$($U -d "$tmp/none" decode 1 2 3 2>&1 > /dev/null)" "$NOTE"
+is "decode x y with no device: no note, nothing decoded" \
+	"$($U -d "$tmp/none" decode x 0x 2>&1 > /dev/null | grep -c 'not available')" 0
+is "decode x 1 with no device: the error, then the note for 1" \
+	"$($U -d "$tmp/none" decode x 1 2>&1 > /dev/null | cut -c1-40)" "uidgen: 'x': not an ID: character 1 ('x'
+${NOTE%"${NOTE#????????????????????????????????????????}"}"
+# Auto-detection as --help says it: 36 or 32 characters a UUID, 26 a
+# ULID, digits only or not; 13 b32 unless all digits; else decimal.
+like "decode --help: what auto reads" "$(printf '%s\n' "$h" | tr -s ' \n' '  ')" \
+	"auto \(default: 0x.. is hex, 36 or 32 characters a UUID, 26 a ULID, 13 b32 unless all digits, else decimal\)"
+fails "decode of 32 decimal digits: a UUID" 2 \
+	"uidgen: 12345678901234567890123456789012: a version 3 UUID (its 13th hex digit), and uidgen's are version 7 (8 with UIDGEN_UUID_V8): not one uidgen made; decode what 'uidgen -f uuid' or uidgen_to_uuid() printed" \
+	decode 12345678901234567890123456789012
+is "decode of 26 decimal digits: a ULID" \
+	"$($U -d "$tmp/none" decode 01234567890123456789012345 2>&1 | tail -n 1 | cut -d: -f2-3)" \
+	" 01234567890123456789012345: a ULID, but not one uidgen made"
+is "decode of 12 base32 digits: read as decimal, as --help says" \
+	"$($U -d "$tmp/none" decode 0000000000Z1 2>&1 | tail -n 1 | cut -d';' -f1)" \
+	"uidgen: '0000000000Z1': not an ID: character 11 ('Z') is not a decimal digit"
+# "0x and up to 16 hex digits": 17, even 0-led, is refused (16 are read).
+fails "decode of 17 hex digits, the first 0" 2 \
+	"uidgen: '0x00000000000000001': not an ID: 17 hex digits, at most 16; $READS" decode 0x00000000000000001
+fails "decode -f hex of 17 hex digits, the first 0" 2 \
+	"uidgen: 00000000000000001: not a hex ID (up to 16 hex digits, 0x optional), which -f hex reads; without -f, decode reads each ID by its form" \
+	decode -f hex 00000000000000001
+is "decode of 16 hex digits: read" "$($U -d "$tmp/none" decode 0x0000000000000001 2>/dev/null | cut -d' ' -f5-6)" \
+	"seq=1 id=1"
+# A --floor too large is too large, not "not a Unix time".
+fails "--floor 2^63" 2 "uidgen: --floor '9223372036854775808': too large, at most 9223372036854775807" \
+	set-node 7 --floor 9223372036854775808
+fails "--floor of 20 digits" 2 "uidgen: --floor '99999999999999999999': too large, at most 9223372036854775807" \
+	set-node 7 --floor 99999999999999999999
+
+# --- Output that cannot be written (28) ---------------------------------------
+# Every command that writes checks its output, as coreutils' close_stdout
+# does: a full disk, a pipe whose reader has gone (SIGPIPE ignored, as a
+# service or a Python subprocess may have it) or a closed standard output
+# is exit 1 and "write error", never a silent 0.
+# gone ARGS...: 'uidgen ARGS' into a pipe whose reader has already exited,
+# SIGPIPE ignored; prints its exit status, then its last line on stderr.
+gone() {
+	rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
+	( trap '' PIPE; read _ < "$tmp/fifo"; $U "$@" 2> "$tmp/gone.err"; echo $? > "$tmp/gone.rc" ) |
+		{ exec 0<&-; echo > "$tmp/fifo"; }
+	echo "$(cat "$tmp/gone.rc") $(tail -n 1 "$tmp/gone.err")"
+}
+for c in "decode 1 2 3" "-d $tmp/none decode 1" --help -V --version help "help decode" \
+	"help state" "state --help" "decode --help" "info --help" "set-node --help" \
+	"revoke-node --help" "stats --help" "state restore --help" "state keep --help" \
+	"state save --help" "help --help" "info -V"; do
+	err=$($U $c 2>&1 > /dev/full); rc=$?
+	is "uidgen $c > /dev/full: exits 1" "$rc" 1
+	is "uidgen $c > /dev/full: says so" "$(printf '%s\n' "$err" | tail -n 1)" \
+		"uidgen: write error: No space left on device"
+	is "uidgen $c into a pipe with no reader: exit 1, says so" "$(gone $c)" \
+		"1 uidgen: write error: Broken pipe"
+done
+err=$($U -V 2>&1 >&-); rc=$?
+is "uidgen -V with standard output closed: exits 1" "$rc" 1
+is "uidgen -V with standard output closed: says so" "$err" "uidgen: write error: Bad file descriptor"
+# Output that could be written is still exit 0, and whole.
+is "decode 1 2 3 into a pipe: three lines, exit 0" \
+	"$( ($U -d "$tmp/none" decode 1 2 3 2>/dev/null; echo "rc=$?") | cut -d' ' -f1)" "1
+2
+3
+rc=0"
+# A bad ID and a write error: the write error's 1 (the output is lost).
+err=$($U -d "$tmp/none" decode 1 x 2>&1 > /dev/full); rc=$?
+is "decode 1 x > /dev/full: exits 1" "$rc" 1
+is "decode 1 x > /dev/full: the bad ID, then the write error" \
+	"$(printf '%s\n' "$err" | grep -c "not an ID\|write error")" 2
 
 # --- A file that is not the device (19.8) -----------------------------------
 for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do

@@ -15,8 +15,8 @@
  *
  * The state file is written whole (temp file, fsync, rename, fsync of the
  * directory) and locked (FILE.lock; FILE.keep for the one keeper). The
- * command line, options and messages are uidgen.c's; cli.h is what the two
- * share.
+ * command line and its checks are the CLI's (cli/state.c); this file
+ * stands on the CLI's base (cli/base/) alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,10 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/persist/persist.h"
 
 /*
- * The state file (struct state, cli.h): node_id=N and floor_ms=MS lines.
+ * The state file (struct state, persist.h): node_id=N and floor_ms=MS lines.
  * Blank lines and # comments are allowed; anything else is an error.
  */
 
@@ -315,8 +315,8 @@ static int cmd_state_save(const char *dev, const char *file)
 /*
  * state restore: the node ID and its floor in one uidgen_assign(): the
  * file names the node ID (the module loads with none). With
- * --ahead-ms MS (default 60000; main() refuses 0, and the !ahead_ms paths
- * below are never taken from the CLI) a grant mark is persisted first and
+ * --ahead-ms MS (default 60000; cli/state.c refuses 0, and the !ahead_ms
+ * paths below are never taken from the CLI) a grant mark is persisted first and
  * given in the same call, so nothing is issued that the file does not
  * cover even before 'state keep' takes over.
  */

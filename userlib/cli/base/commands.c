@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The uidgen commands' table: each command's name, its own options
+ * (getopt_long's tables), its synopsis and its help text. Data only: the
+ * options are read in main.c, checked in options.c, the help printed by
+ * help.c.
+ */
+#include <getopt.h>
+#include <stddef.h>
+
+#include "cli/base/base.h"
+
+/*
+ * The commands and their options: each command has its own table, and an
+ * option of another command is an error, never accepted and ignored. -d,
+ * -h and -V are every command's, before or after it.
+ */
+#define OPT_DEVICE	{ "device", required_argument, NULL, 'd' }
+#define OPT_HELP	{ "help", no_argument, NULL, 'h' }
+#define OPT_VERSION	{ "version", no_argument, NULL, 'V' }
+#define OPT_COUNT	{ "count", required_argument, NULL, 'n' }
+#define OPT_FORMAT	{ "format", required_argument, NULL, 'f' }
+#define OPT_AHEAD_MS	{ "ahead-ms", required_argument, NULL, OPT_AHEAD }
+#define OPT_EVERY_MS	{ "every-ms", required_argument, NULL, OPT_EVERY }
+#define OPT_LAYOUTS	{ "layout", required_argument, NULL, OPT_LAYOUT }, \
+			{ "tick-us", required_argument, NULL, OPT_TICK }, \
+			{ "epoch-ms", required_argument, NULL, OPT_EPOCH }
+#define OPT_END		{ NULL, 0, NULL, 0 }
+
+static const struct option opts_generate[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_COUNT, OPT_FORMAT, OPT_END,
+};
+static const struct option opts_decode[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_LAYOUTS, OPT_END,
+};
+static const struct option opts_plain[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_END,
+};
+static const struct option opts_set_node[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION,
+	{ "new", no_argument, NULL, OPT_NEW },
+	{ "floor", required_argument, NULL, OPT_FLOOR },
+	{ "state", required_argument, NULL, OPT_STATE },
+	OPT_END,
+};
+static const struct option opts_restore[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_AHEAD_MS, OPT_END,
+};
+static const struct option opts_keep[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_AHEAD_MS, OPT_EVERY_MS, OPT_END,
+};
+/* Every option of every command: to find the command words, and owners. */
+const struct option opts_all[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_COUNT, OPT_FORMAT,
+	OPT_AHEAD_MS, OPT_EVERY_MS,
+	{ "new", no_argument, NULL, OPT_NEW },
+	{ "floor", required_argument, NULL, OPT_FLOOR },
+	{ "state", required_argument, NULL, OPT_STATE },
+	OPT_LAYOUTS,
+	OPT_END,
+};
+
+const struct command commands[CMD_COUNT] = {
+	[CMD_GENERATE] = { NULL, ":d:n:f:hV", opts_generate,
+		"[-n COUNT] [-f dec|hex|b32|uuid|ulid]", NULL,
+		"Print COUNT (default 1) fresh 64-bit IDs from " UIDGEN_DEVICE ", one a line.\n",
+		"  -n, --count N       how many IDs to print (decimal, at least 1)\n"
+		"  -f, --format FMT    dec (default), hex (0x and 16 digits), b32 (13 Crockford\n"
+		"                      base32 digits that sort like the IDs), uuid (the ID's\n"
+		"                      lossless UUIDv7, which sorts like it) or ulid (the same\n"
+		"                      128 bits as a ULID)\n" },
+	[CMD_DECODE] = { "decode", ":d:f:hV", opts_decode,
+		"decode [-f auto|dec|hex|b32|uuid|ulid] ID...",
+		"an ID's time, node, slot, sequence, id= and UUID",
+		"Print each ID's time (UTC), node, slot, sequence, the 64-bit ID in decimal\n"
+		"(id=, whatever spelling it was given in) and its UUID, using the layout of\n"
+		"the loaded module (the default layout if none is), or the one --layout,\n"
+		"--tick-us and --epoch-ms give (the device is not read then).\n",
+		"  -f, --format FMT    how to read the IDs: auto (default: 0x.. is hex, 36 or 32\n"
+		"                      characters a UUID, 26 a ULID, 13 b32 unless all digits,\n"
+		"                      else decimal), dec, hex, b32, or uuid or ulid (either)\n"
+		"  --layout TS/N/S/Q   the field widths in bits the IDs were made under:\n"
+		"                      timestamp, node, slot and sequence, as 'uidgen info'\n"
+		"                      shows them there (default 41/5/5/12)\n"
+		"  --tick-us US        their tick in us (default 1000)\n"
+		"  --epoch-ms MS       their epoch, a Unix time in ms (default 1767225600000)\n" },
+	[CMD_INFO] = { "info", ":d:hV", opts_plain, "info",
+		"the loaded module's layout, tick, epoch and node ID",
+		"Print the version, node ID, layout, slots, tick, epoch and last tick of the\n"
+		"loaded module.\n", NULL },
+	[CMD_SET_NODE] = { "set-node", ":d:hV", opts_set_node,
+		"set-node NODE_ID --new|--floor MS|--state FILE",
+		"assign the node ID with its floor (CAP_SYS_ADMIN)",
+		"Assign the node ID (decimal: a leading 0 is not octal) with its floor, in\n"
+		"one step (needs CAP_SYS_ADMIN). Exactly one of:\n",
+		"  --state FILE        the floor a state file holds (its node_id must match)\n"
+		"  --floor MS          a Unix time in ms at or after every ID it ever issued\n"
+		"  --new               it has never issued an ID (its first start, ever)\n" },
+	[CMD_REVOKE] = { "revoke-node", ":d:hV", opts_plain, "revoke-node",
+		"stop issuing under the node ID (CAP_SYS_ADMIN)",
+		"Stop issuing under the node ID; when it returns, no ID with that node ID\n"
+		"leaves the kernel (needs CAP_SYS_ADMIN).\n", NULL },
+	[CMD_STATS] = { "stats", ":d:hV", opts_plain, "stats",
+		"clock, node state, floor, grant, counters, clock offset",
+		"Print the generator's clock, node state, floor, grant, deadline, token,\n"
+		"counters and clock offset.\n", NULL },
+	[CMD_RESTORE] = { "state restore", ":d:hV", opts_restore,
+		"state restore FILE [--ahead-ms MS]",
+		"node ID and floor from FILE, a grant persisted first",
+		"Assign FILE's node ID with FILE's floor; first persist to FILE, and grant,\n"
+		"a mark --ahead-ms ahead (needs CAP_SYS_ADMIN). With no FILE yet it succeeds\n"
+		"only if the node ID is already active as new (set-node N --new), and starts\n"
+		"the file.\n",
+		"  --ahead-ms MS       how far ahead (default 60000, 1 to 86400000; 0 is refused:\n"
+		"                      with no grant a crash could repeat IDs)\n" },
+	[CMD_KEEP] = { "state keep", ":d:hV", opts_keep,
+		"state keep FILE [--ahead-ms MS] [--every-ms MS]",
+		"the persister: keep a grant mark persisted ahead in FILE",
+		"The persister (runs until SIGTERM): every --every-ms persist a mark\n"
+		"--ahead-ms ahead to FILE, fsync'd, then raise the kernel's grant to it.\n",
+		"  --ahead-ms MS       how far ahead (default 60000, 1 to 86400000)\n"
+		"  --every-ms MS       how often (default 20000), below --ahead-ms\n" },
+	[CMD_SAVE] = { "state save", ":d:hV", opts_plain, "state save FILE",
+		"clean stop: revoke, then save the exact floor to FILE",
+		"Clean stop: revoke the node ID (the fence), then save the exact high water\n"
+		"to FILE as its floor (needs CAP_SYS_ADMIN).\n", NULL },
+	[CMD_HELP] = { "help", ":d:hV", opts_plain, "help [COMMAND]",
+		"this text, or COMMAND's usage and options",
+		"Print the usage of uidgen, or of COMMAND with its options (the same as\n"
+		"'uidgen COMMAND --help').\n", NULL },
+	[CMD_STATE] = { "state", ":d:hV", opts_keep, NULL, NULL, NULL, NULL },
+};
+
+const char *const command_list =
+	"the commands are decode, info, set-node, revoke-node, stats, state and help";
