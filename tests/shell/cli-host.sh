@@ -116,7 +116,7 @@ is "--fo before and after -n: the same" \
 fails "--fl before set-node is --floor" 2 \
 	"uidgen: --floor 'x': not a Unix time in ms, in decimal" --fl x set-node 7
 fails "--f for a command with neither --format nor --floor" 2 \
-	"uidgen: info takes no --f (short for --format, an option of printing IDs and decode, or --floor, an option of set-node): see 'uidgen info --help'" \
+	"uidgen: info takes no --f (short for --format, an option of printing IDs and decode, --floor, an option of set-node, or --force, an option of revoke-node): see 'uidgen info --help'" \
 	info --f x
 fails "state keep --ahead-ms 0" 2 \
 	"uidgen: state keep needs --ahead-ms above 0: the kernel issues nothing past the grant, and a grant of now would stop it at once; leave it out for the default, 60000" \

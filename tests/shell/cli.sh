@@ -137,6 +137,33 @@ is "set-node of another node ID than the one in force exits 1" "$rc" 1
 like "and says to revoke first" "$err" "another node ID is already active: revoke it first \('uidgen revoke-node'\)"
 like "and the node ID in force is left as it was" "$($U info)" "^node_id: +$node\$"
 
+# A node ID held under a fencing token (as uidgen-lease holds it) is the
+# token's: revoke-node without one is refused and says who holds it;
+# --force revokes it. The assignment is UIDGEN_IOC_ASSIGN made by hand
+# (struct uidgen_assign: size, flags, node, reserved, floor, grant,
+# deadline, token), with the floor the suite's high water.
+assign_token() {	# assign_token NODE FLOOR_MS TOKEN
+	/usr/bin/python3 -c '
+import fcntl, os, struct, sys
+node, floor_ms, token = (int(a) for a in sys.argv[1:4])
+req = bytearray(struct.pack("=IIIIQQQQ", 48, 0, node, 0, floor_ms * 1000000, 0, 0, token))
+fd = os.open("/dev/uid", os.O_RDONLY)
+fcntl.ioctl(fd, 0xB904, req)' "$@"
+}
+$U revoke-node
+ok "a node ID assigned under token 5" assign_token "$node" "$(stat_of high_water_ms)" 5
+err=$($U revoke-node 2>&1); rc=$?
+is "revoke-node of a tokened node ID exits 1" "$rc" 1
+like "and says who holds it and what to do" "$err" "node ID $node is held under fencing token 5 \(uidgen-lease keeps it\): stop uidgen-lease to give it up, or 'uidgen revoke-node --force'"
+like "and the node ID is left in force" "$($U info)" "^node_id: +$node\$"
+ok "revoke-node --force revokes it" $U revoke-node --force
+like "and nothing is in force" "$($U info)" "^node_id: +unassigned"
+# The token is forgotten: a lower one is taken again.
+ok "after --force a lower token is taken" assign_token "$node" "$(stat_of high_water_ms)" 2
+ok "and revoke-node --force ends it" $U revoke-node --force
+$U set-node "$node" --floor "$(stat_of high_water_ms)" > /dev/null 2>&1
+like "and the suite's node is back, untokened" "$($U info)" "^node_id: +$node\$"
+
 # decode: a text of digits is decimal at every length a decimal ID has
 # (26 and 32 are a ULID's and a UUID's); base32 only when it cannot be
 # decimal. Every length 1..19, against the arithmetic

@@ -42,7 +42,7 @@ struct floor_src {
 
 int cmd_set_node(const char *dev, char **argv, int argc,
 		 const struct floor_src *src);
-int cmd_revoke(const char *dev);
+int cmd_revoke(const char *dev, int force);
 
 /* state.c: state keep/restore: how far ahead the grant goes, how often. */
 struct keep_opts {

@@ -58,8 +58,9 @@ int cmd_generate(const char *dev, unsigned long count,
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
-	if ((fmt == FMT_UUID || fmt == FMT_ULID) &&
-	    (ret = node_info(g, &info))) {
+	/* The layout, for UUIDs; and a file that is not the device says so. */
+	ret = node_info(g, &info);
+	if (ret) {
 		uidgen_close(g);
 		return fail(ret, "reading the layout");
 	}

@@ -28,7 +28,7 @@ static int run(int argc, char **argv)
 	static const char *seen_arg[OPT_LAST + 1];
 	static char seen[OPT_LAST + 1];
 	enum cmd_id id;
-	int c, words;
+	int c, words, force = 0;
 
 	/*
 	 * First the command words (the first two non-options), wherever the
@@ -93,6 +93,9 @@ static int run(int argc, char **argv)
 			break;
 		case OPT_NEW:
 			src.is_new = 1;
+			break;
+		case OPT_FORCE:
+			force = 1;
 			break;
 		case OPT_FLOOR:
 			if (parse_num("--floor", optarg, 0, INT64_MAX,
@@ -170,7 +173,7 @@ static int run(int argc, char **argv)
 	case CMD_SET_NODE:
 		return cmd_set_node(device, argv, argc, &src);
 	case CMD_REVOKE:
-		return no_args(id, argv, argc) ?: cmd_revoke(device);
+		return no_args(id, argv, argc) ?: cmd_revoke(device, force);
 	case CMD_STATS:
 		return no_args(id, argv, argc) ?: cmd_stats(device);
 	case CMD_STATE:

@@ -151,7 +151,7 @@ int cmd_set_node(const char *dev, char **argv, int argc,
 	return 0;
 }
 
-int cmd_revoke(const char *dev)
+int cmd_revoke(const char *dev, int force)
 {
 	struct uidgen *g;
 	int ret;
@@ -159,7 +159,9 @@ int cmd_revoke(const char *dev)
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
-	ret = node_revoke(g);
+	ret = node_revoke(g, force);
+	if (ret == -ESTALE)
+		say_held(g);
 	uidgen_close(g);
 	return ret ? fail(ret, "revoke-node") : 0;
 }

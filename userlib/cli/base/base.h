@@ -40,6 +40,7 @@ extern const char *device;
 int fail(int err, const char *what);
 int fail_open(int err, const char *dev);
 int fail_node(int err, const char *what, uint32_t node);
+void say_held(struct uidgen *g);
 void say_not_loaded(void);
 int module_loaded(void);
 
@@ -50,7 +51,7 @@ int node_info(struct uidgen *g, struct uidgen_info *info);
 int node_assign(struct uidgen *g, uint32_t node, int is_new,
 		unsigned long long floor_ms, unsigned long long grant_ms);
 int node_renew(struct uidgen *g, uint32_t node, unsigned long long grant_ms);
-int node_revoke(struct uidgen *g);
+int node_revoke(struct uidgen *g, int force);
 
 /*
  * commands.c: the commands and their options. Each command has its own
@@ -59,8 +60,8 @@ int node_revoke(struct uidgen *g);
  */
 enum {
 	OPT_AHEAD = 256, OPT_EVERY, OPT_NEW, OPT_FLOOR, OPT_STATE,
-	OPT_LAYOUT, OPT_TICK, OPT_EPOCH,
-	OPT_LAST = OPT_EPOCH
+	OPT_LAYOUT, OPT_TICK, OPT_EPOCH, OPT_FORCE,
+	OPT_LAST = OPT_FORCE
 };
 
 enum cmd_id {

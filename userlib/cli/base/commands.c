@@ -43,6 +43,11 @@ static const struct option opts_set_node[] = {
 	{ "state", required_argument, NULL, OPT_STATE },
 	OPT_END,
 };
+static const struct option opts_revoke[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION,
+	{ "force", no_argument, NULL, OPT_FORCE },
+	OPT_END,
+};
 static const struct option opts_restore[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_AHEAD_MS, OPT_END,
 };
@@ -56,6 +61,7 @@ const struct option opts_all[] = {
 	{ "new", no_argument, NULL, OPT_NEW },
 	{ "floor", required_argument, NULL, OPT_FLOOR },
 	{ "state", required_argument, NULL, OPT_STATE },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	OPT_LAYOUTS,
 	OPT_END,
 };
@@ -96,10 +102,15 @@ const struct command commands[CMD_COUNT] = {
 		"  --state FILE        the floor a state file holds (its node_id must match)\n"
 		"  --floor MS          a Unix time in ms at or after every ID it ever issued\n"
 		"  --new               it has never issued an ID (its first start, ever)\n" },
-	[CMD_REVOKE] = { "revoke-node", ":d:hV", opts_plain, "revoke-node",
+	[CMD_REVOKE] = { "revoke-node", ":d:hV", opts_revoke,
+		"revoke-node [--force]",
 		"stop issuing under the node ID (CAP_SYS_ADMIN)",
 		"Stop issuing under the node ID; when it returns, no ID with that node ID\n"
-		"leaves the kernel (needs CAP_SYS_ADMIN).\n", NULL },
+		"leaves the kernel (needs CAP_SYS_ADMIN). A node ID uidgen-lease holds (under\n"
+		"a fencing token) is its own: stop the agent, or give --force.\n",
+		"  --force             revoke whatever is in force, a fencing token's too, and\n"
+		"                      make the module forget the highest token it saw (as a\n"
+		"                      reload would)\n" },
 	[CMD_STATS] = { "stats", ":d:hV", opts_plain, "stats",
 		"clock, node state, floor, grant, counters, clock offset",
 		"Print the generator's clock, node state, floor, grant, deadline, token,\n"

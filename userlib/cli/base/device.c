@@ -76,11 +76,16 @@ int node_renew(struct uidgen *g, uint32_t node,
 	return uidgen_renew(g, &r);
 }
 
-/* Revoke whatever node ID is in force; 0 or -errno. */
-int node_revoke(struct uidgen *g)
+/*
+ * Revoke the node ID in force, if it has no fencing token (else ESTALE:
+ * uidgen-lease's); with @force whatever is in force, the highest token
+ * the module saw forgotten. 0 or -errno.
+ */
+int node_revoke(struct uidgen *g, int force)
 {
 	struct uidgen_revoke r = {
 		.size = sizeof(r),
+		.flags = force ? UIDGEN_REVOKE_FORCE : 0,
 		.node_id = UIDGEN_NODE_NONE,
 	};
 

@@ -101,8 +101,25 @@ int fail_node(int err, const char *what, uint32_t node)
 			prog);
 		break;
 	case ESTALE:
-		fprintf(stderr, "%s: node ID %u is no longer the one in force\n", prog, node);
+		fprintf(stderr, "%s: node ID %u is no longer the one in force, or another holds it under a fencing token (uidgen-lease): see '%s stats'\n",
+			prog, node, prog);
+		break;
+	case EDOM:
+		fprintf(stderr, "%s: the floor is more than %llu hours ahead of this machine's clock: check the clock ('date'; NTP, timedatectl) and the floor, then assign again\n",
+			prog, (unsigned long long)(UIDGEN_FLOOR_AHEAD_MAX_NS / 3600000000000ULL));
 		break;
 	}
 	return 1;
+}
+
+/* After ESTALE from an untokened call: say who holds the node ID, if one does. */
+void say_held(struct uidgen *g)
+{
+	struct uidgen_info info = { .size = sizeof(info) };
+
+	if (uidgen_info(g, &info) || info.node_state != UIDGEN_NODE_STATE_ACTIVE ||
+	    !info.token)
+		return;
+	fprintf(stderr, "%s: node ID %u is held under fencing token %llu (uidgen-lease keeps it): stop uidgen-lease to give it up, or '%s revoke-node --force'\n",
+		prog, info.node_id, (unsigned long long)info.token, prog);
 }

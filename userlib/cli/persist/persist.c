@@ -289,7 +289,7 @@ static int cmd_state_save(const char *dev, const char *file)
 		uidgen_close(g);
 		return 1;
 	}
-	ret = node_revoke(g);
+	ret = node_revoke(g, 0);
 	if (!ret) {
 		floor = ns_ms(info.floor_unix_ns);
 		ret = node_info(g, &info);
