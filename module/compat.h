@@ -29,4 +29,13 @@
 	} while (0)
 #endif
 
+/*
+ * vm_flags_mod() came in 6.3, when vm_flags became read-only to drivers;
+ * before it, they are written directly.
+ */
+#ifndef UIDGEN_HAVE_VM_FLAGS_MOD
+#define vm_flags_mod(vma, set, clear)					\
+	((vma)->vm_flags = ((vma)->vm_flags | (set)) & ~(clear))
+#endif
+
 #endif /* _UIDGEN_COMPAT_H */

@@ -127,12 +127,12 @@ static long uidgen_ioctl_assign(struct file *file, void *karg,
 		.token = a->token,
 	};
 
-	if (a->flags & ~UIDGEN_ASSIGN_NEW)
-		return -EOPNOTSUPP;
-	if (a->__reserved)
-		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	if (a->flags & ~UIDGEN_ASSIGN_NEW)
+		return -EOPNOTSUPP;
+	if (a->__reserved || a->deadline_boot_ns > S64_MAX)
+		return -EINVAL;
 	req.deadline_boot_ns = uidgen_deadline_in(a->deadline_boot_ns);
 	return uidgen_node_assign(&uidgen_file_dev(file)->node, &req);
 }
@@ -147,12 +147,12 @@ static long uidgen_ioctl_renew(struct file *file, void *karg,
 		.token = r->token,
 	};
 
-	if (r->flags)
-		return -EOPNOTSUPP;
-	if (r->__reserved)
-		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	if (r->flags)
+		return -EOPNOTSUPP;
+	if (r->__reserved || r->deadline_boot_ns > S64_MAX)
+		return -EINVAL;
 	req.deadline_boot_ns = uidgen_deadline_in(r->deadline_boot_ns);
 	return uidgen_node_renew(&uidgen_file_dev(file)->node, &req);
 }
@@ -167,12 +167,12 @@ static long uidgen_ioctl_revoke(struct file *file, void *karg,
 		.force = r->flags & UIDGEN_REVOKE_FORCE,
 	};
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (r->flags & ~UIDGEN_REVOKE_FORCE)
 		return -EOPNOTSUPP;
 	if (r->__reserved)
 		return -EINVAL;
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
 	return uidgen_node_revoke(&uidgen_file_dev(file)->node, &req,
 				  req.force ? "forced, by UIDGEN_IOC_REVOKE" :
 				  "by UIDGEN_IOC_REVOKE");
@@ -239,10 +239,10 @@ static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	int ret;
 
 	if (nr >= ARRAY_SIZE(uidgen_ioctl_ops))
-		return -ENOTTY;
+		return -ENOIOCTLCMD;
 	op = &uidgen_ioctl_ops[nr];
 	if (!op->fn || op->cmd != cmd)
-		return -ENOTTY;
+		return -ENOIOCTLCMD;
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
 	if (usize < op->min_size)
@@ -274,14 +274,18 @@ static const struct vm_operations_struct uidgen_vm_ops = {
 	.fault	= uidgen_vm_fault,
 };
 
-/* One read-only, shared page: struct uidgen_page. */
+/*
+ * One read-only, shared page: struct uidgen_page. Never writable, whatever
+ * the file was opened for, and never larger.
+ */
 static int uidgen_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	if (!(vma->vm_flags & VM_MAYSHARE) || vma->vm_pgoff ||
 	    vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
-	if (vma->vm_flags & (VM_WRITE | VM_MAYWRITE))
+	if (vma->vm_flags & VM_WRITE)
 		return -EACCES;
+	vm_flags_mod(vma, VM_DONTEXPAND, VM_MAYWRITE);
 	vma->vm_ops = &uidgen_vm_ops;
 	vma->vm_private_data = uidgen_file_dev(file);
 	return 0;

@@ -16,7 +16,6 @@
 #include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 
 #include <linux/uidgen.h>
 
@@ -39,14 +38,11 @@ struct page;
  * @page: the page mmap() maps, struct uidgen_page (@node's fence)
  * @misc: the misc device: an open file's private_data points here
  * @vmfork_nb: told of a VM fork or snapshot restore
- * @life_work: daily: the timestamp field's remaining life (main.c)
- * @clock_work: every 10 s: the ID clock against the wall clock (main.c)
- * @clock_logged: the gap between the two last logged, in ms (params.c)
  * @debugfs: /sys/kernel/debug/uidgen (status.c)
  *
  * There is one, allocated at module load (main.c). The file operations
  * reach it through file->private_data (uidgen_file_dev()), the status
- * files through the misc device's drvdata, works and notifiers through
+ * files through the misc device's drvdata, the notifier through
  * container_of(), and every other function is passed it: no file reads a
  * global. The minting path reads @gen, @issued and @node's node ID,
  * deadline and fence, all through the one pointer.
@@ -58,9 +54,6 @@ struct uidgen_device {
 	struct page *page;
 	struct miscdevice misc;
 	struct notifier_block vmfork_nb;
-	struct delayed_work life_work;
-	struct delayed_work clock_work;
-	s64 clock_logged;
 	struct dentry *debugfs;
 };
 
@@ -74,10 +67,8 @@ static inline struct uidgen_device *uidgen_file_dev(const struct file *file)
 struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
 unsigned int uidgen_params_max_borrow(void);
-unsigned int uidgen_params_clock_step_ms(void);
 
-/* status.c: sysfs status, debugfs, the clock check's log line */
-void uidgen_clock_check(struct uidgen_device *ud);
+/* status.c: sysfs status, debugfs */
 extern const struct attribute_group *uidgen_groups[];
 s64 uidgen_clock_offset_ms(struct uidgen_device *ud);
 void uidgen_debugfs_init(struct uidgen_device *ud);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uidgen: module init and exit, and the two things the module watches
- * for as long as it is loaded: a VM fork (revoke the node ID) and time
- * (the timestamp field's remaining life, the ID clock drifting from the
- * wall clock).
+ * uidgen: module init and exit, and the one thing the module watches for
+ * as long as it is loaded: a VM fork (revoke the node ID). What userspace
+ * can read for itself it watches for itself: the timestamp field's life
+ * (UIDGEN_IOC_INFO), the ID clock against the wall clock (clock_offset_ms
+ * in sysfs); uidgen stats says both.
  *
  * It allocates the one struct uidgen_device (internal.h) and frees it:
  * everything the module keeps while loaded is in there.
@@ -13,7 +14,7 @@
  * (node.h) the node ID's life and the fence; mint.c the minting path
  * (read(), the IDs of BATCH and RESERVE); dev.c /dev/uid, its ioctls and
  * mmap; params.c the module parameters; status.c the status files in
- * sysfs, debugfs and the clock check's log line.
+ * sysfs and debugfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,14 +28,11 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/workqueue.h>
 
 #include <linux/uidgen.h>
 
 #include "gen.h"
 #include "internal.h"
-
-#define UIDGEN_MS_PER_DAY	(86400ULL * MSEC_PER_SEC)
 
 /* The one device, for module exit. */
 static struct uidgen_device *uidgen_device;
@@ -48,37 +46,6 @@ static int uidgen_vmfork(struct notifier_block *nb, unsigned long action,
 
 	uidgen_node_vmfork(&ud->node);
 	return NOTIFY_DONE;
-}
-
-/* Say so, daily, once the timestamp field has under a year left. */
-static void uidgen_life_check(struct work_struct *work)
-{
-	struct uidgen_device *ud = container_of(to_delayed_work(work),
-						struct uidgen_device,
-						life_work);
-	u64 end = uidgen_exhausts_at_ms(&ud->gen.l);
-	u64 now = ktime_get_real_ns() / NSEC_PER_MSEC;
-
-	if (end > now && end - now < 365 * UIDGEN_MS_PER_DAY)
-		pr_warn("the timestamp field runs out in %llu days (at %llu ms): plan a new layout or epoch\n",
-			div64_u64(end - now, UIDGEN_MS_PER_DAY), end);
-	schedule_delayed_work(&ud->life_work, 86400 * HZ);
-}
-
-/*
- * Every 10 s: has a wall-clock step left the ID clock apart from it?
- * Deferrable: an idle CPU is not woken for it, the check runs with the
- * next wakeup instead. No event serves: the kernel tells no module when
- * CLOCK_REALTIME is set.
- */
-static void uidgen_clock_work_fn(struct work_struct *work)
-{
-	struct uidgen_device *ud = container_of(to_delayed_work(work),
-						struct uidgen_device,
-						clock_work);
-
-	uidgen_clock_check(ud);
-	schedule_delayed_work(&ud->clock_work, 10 * HZ);
 }
 
 static void uidgen_free(struct uidgen_device *ud)
@@ -119,8 +86,6 @@ static struct uidgen_device *uidgen_start(void)
 		goto err_free;
 	uidgen_node_init(&ud->node, g, page_address(ud->page));
 	ud->vmfork_nb.notifier_call = uidgen_vmfork;
-	INIT_DELAYED_WORK(&ud->life_work, uidgen_life_check);
-	INIT_DEFERRABLE_WORK(&ud->clock_work, uidgen_clock_work_fn);
 	return ud;
 
 err_free:
@@ -143,8 +108,6 @@ static int __init uidgen_init(void)
 	if (ret)
 		goto err_unregister_vmfork;
 	uidgen_debugfs_init(ud);
-	uidgen_life_check(&ud->life_work.work);
-	schedule_delayed_work(&ud->clock_work, 10 * HZ);
 	uidgen_device = ud;
 	return 0;
 
@@ -160,8 +123,6 @@ static void __exit uidgen_exit(void)
 {
 	struct uidgen_device *ud = uidgen_device;
 
-	cancel_delayed_work_sync(&ud->clock_work);
-	cancel_delayed_work_sync(&ud->life_work);
 	uidgen_debugfs_exit(ud);
 	uidgen_dev_del(ud);
 	unregister_random_vmfork_notifier(&ud->vmfork_nb);

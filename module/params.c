@@ -76,10 +76,6 @@ static const struct kernel_param_ops uidgen_borrow_param_ops = {
 module_param_cb(max_borrow_ticks, &uidgen_borrow_param_ops, NULL, 0444);
 MODULE_PARM_DESC(max_borrow_ticks, "How many ticks ahead of the clock a slot may run before callers wait (0..1000000, default 0)");
 
-static unsigned int clock_step_ms = 1000;
-module_param(clock_step_ms, uint, 0444);
-MODULE_PARM_DESC(clock_step_ms, "Log when the ID clock and the wall clock are this many ms apart (default 1000, 0: never)");
-
 /**
  * uidgen_params_layout() - The layout the parameters ask for.
  *
@@ -118,13 +114,3 @@ unsigned int uidgen_params_max_borrow(void)
 	return max_borrow_ticks;
 }
 
-/**
- * uidgen_params_clock_step_ms() - clock_step_ms.
- *
- * Return: the gap between the ID clock and the wall clock, in ms, beyond
- * which the clock check logs (0: never).
- */
-unsigned int uidgen_params_clock_step_ms(void)
-{
-	return clock_step_ms;
-}

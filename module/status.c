@@ -4,14 +4,11 @@
  * files in /sys/class/misc/uid/ (Documentation/ABI/testing/
  * sysfs-class-misc-uid), the clocks and counters INFO does not carry (the
  * node ID, floor, grant, deadline, token and high water are INFO's alone),
- * the per-slot table in debugfs, /sys/kernel/debug/uidgen/slots, and the
- * kernel log's line when the ID clock and the wall clock come apart.
+ * and the per-slot table in debugfs, /sys/kernel/debug/uidgen/slots.
  * Every value is read locklessly, a snapshot of counters and clocks that
  * may move while it is read. The show functions find the device through
  * the misc device's drvdata, the debugfs file through its private data.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
@@ -95,25 +92,28 @@ static u64 uidgen_slot_sum(const struct uidgen_gen *g, size_t off)
 	return sum;
 }
 
-/* IDs slot @slot issued, or all slots' with @slot = -1. */
-static u64 uidgen_issued_sum(const struct uidgen_device *ud, int slot)
+/* IDs slot @slot issued: one word per CPU. */
+static u64 uidgen_issued_slot(const struct uidgen_device *ud, unsigned int slot)
 {
-	unsigned int i;
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		for (i = 0; i < ud->gen.nr_slots; i++)
-			if (slot < 0 || i == slot)
-				sum += *per_cpu_ptr(&ud->issued[i], cpu);
+		sum += *per_cpu_ptr(&ud->issued[slot], cpu);
 	return sum;
 }
 
+/* IDs all slots issued: each CPU's words once, O(CPUs x slots). */
 static ssize_t issued_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%llu\n",
-			  uidgen_issued_sum(uidgen_sysfs_dev(dev), -1));
+	const struct uidgen_device *ud = uidgen_sysfs_dev(dev);
+	unsigned int i;
+	u64 sum = 0;
+
+	for (i = 0; i < ud->gen.nr_slots; i++)
+		sum += uidgen_issued_slot(ud, i);
+	return sysfs_emit(buf, "%llu\n", sum);
 }
 static DEVICE_ATTR_RO(issued);
 
@@ -179,7 +179,7 @@ static int uidgen_slots_show(struct seq_file *m, void *v)
 		u64 tick = (u64)atomic64_read(&s->last) >> g->l.seq_bits;
 
 		seq_printf(m, "%u %llu %lld %lld %llu %llu\n", i,
-			   uidgen_issued_sum(ud, i), atomic64_read(&s->waits),
+			   uidgen_issued_slot(ud, i), atomic64_read(&s->waits),
 			   atomic64_read(&s->behind), tick,
 			   tick > now ? tick - now : 0);
 	}
@@ -209,35 +209,4 @@ void uidgen_debugfs_init(struct uidgen_device *ud)
 void uidgen_debugfs_exit(struct uidgen_device *ud)
 {
 	debugfs_remove(ud->debugfs);
-}
-
-/**
- * uidgen_clock_check() - Log a gap between the ID clock and the wall clock.
- * @ud: the device
- *
- * Says so when the two come more than clock_step_ms apart (a wall-clock
- * step during this load, or a floor that put the ID clock ahead), and
- * again only when the gap moves by as much again: once per step, not once
- * per check, and not while a floor's lead heals (the gap shrinking).
- *
- * Context: process; called from @ud's clock work only, which alone
- * touches @ud->clock_logged.
- */
-void uidgen_clock_check(struct uidgen_device *ud)
-{
-	unsigned int limit = uidgen_params_clock_step_ms();
-	s64 off = uidgen_clock_offset_ms(ud);
-	s64 logged = ud->clock_logged;
-
-	if (!limit || abs(off) <= limit) {
-		ud->clock_logged = 0;
-		return;
-	}
-	/* Moved by less than the limit, or shrinking on the same side. */
-	if (abs(off - logged) <= limit ||
-	    ((off ^ logged) >= 0 && abs(off) < abs(logged)))
-		return;
-	ud->clock_logged = off;
-	pr_warn("the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
-		abs(off), off > 0 ? "ahead of" : "behind");
 }

@@ -3,8 +3,8 @@
  * kselftests for a node ID's life: assignment only with a floor (or the
  * word that it is new), grants, lease deadlines, fencing tokens, INFO's
  * size and time namespaces (a revoke no stalled reader can hold up is in
- * uidgen_fault_test.c). Run as root right after loading the module (with
- * the default clock_step_ms); each test leaves no node ID behind.
+ * uidgen_fault_test.c). Run as root right after loading the module; each
+ * test leaves no node ID behind.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -112,6 +112,11 @@ static int nobody_changes_the_node(void *arg)
 		return 102;
 	if (node_revoke(fd, UIDGEN_NODE_NONE, 0) != -1 || errno != EPERM)
 		return 103;
+	/* The privilege first: nothing about the arguments is said to it. */
+	if (assign(fd, 0x80, NODE, 0, 0, 0, 0) != -1 || errno != EPERM)
+		return 104;
+	if (renew(fd, NODE, 0, 1, 0) != -1 || errno != EPERM)
+		return 105;
 	return 0;
 }
 
@@ -148,6 +153,10 @@ TEST_F(life, each_errno)
 	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, UINT32_MAX, 0, 0, 0, t + 1),
 		    ERANGE);
 	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, past, t + 1), ETIME);
+	/* A deadline no clock reaches is no deadline: EINVAL, not ETIME. */
+	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, UINT64_MAX, t + 1),
+		    EINVAL);
+	LIFE_EXPECT(renew(self->fd, NODE, 0, (uint64_t)INT64_MAX + 1, t), EINVAL);
 	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, 0, 0, t - 1), ESTALE);
 	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE + 1, 0, 0, 0, t), ESTALE);
 	LIFE_EXPECT(assign(self->fd, UIDGEN_ASSIGN_NEW, NODE + 1, 0, 0, 0, t + 1), EBUSY);
@@ -586,46 +595,27 @@ TEST_F(life, time_namespace)
 }
 
 /*
- * A wall-clock step leaves the ID clock where it was: clock_offset_ms says
- * by how much, and the kernel says so in its log (within 10 s) once the
- * two are more than clock_step_ms apart.
+ * A wall-clock step leaves the ID clock where it was, and clock_offset_ms
+ * says by how much (the module logs nothing: uidgen stats warns). Steps
+ * CLOCK_REALTIME 3 s back and puts it back.
  */
-TEST_F(life, clock_step_is_visible)
+TEST_F(life, clock_step_moves_the_offset)
 {
 	struct timespec ts;
 	long before, after;
-	char buf[1024];
-	int kmsg, i, seen = 0;
-	ssize_t r;
 
 	before = param_long("../../../class/misc/uid/clock_offset_ms");
-	ASSERT_EQ(1000, param_long("clock_step_ms"));
-	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	ASSERT_LE(0, kmsg);
-	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
 	/* Step the wall clock 3 s back, as a bad NTP server would. */
 	ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &ts));
 	ts.tv_sec -= 3;
 	ASSERT_EQ(0, clock_settime(CLOCK_REALTIME, &ts));
 	after = param_long("../../../class/misc/uid/clock_offset_ms");
-	for (i = 0; i < 130 && !seen; i++) {
-		while ((r = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
-			buf[r] = 0;
-			if (strstr(buf, "uidgen: the ID clock is") &&
-			    strstr(buf, "ahead of the wall clock"))
-				seen = 1;
-		}
-		if (!seen)
-			usleep(100000);
-	}
 	/* Put the wall clock back before judging. */
 	ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &ts));
 	ts.tv_sec += 3;
 	ASSERT_EQ(0, clock_settime(CLOCK_REALTIME, &ts));
-	close(kmsg);
 	EXPECT_LE(before + 2900, after);
 	EXPECT_GE(before + 3200, after);
-	EXPECT_TRUE(seen) TH_LOG("no log line within 13 s");
 }
 
 TEST_HARNESS_MAIN

@@ -74,9 +74,7 @@ TEST_F(node, parameters_read_only)
 	/* At least the layout's six. */
 	EXPECT_LE(6, n);
 	EXPECT_EQ(-EACCES, write_file(UIDGEN_PARAM "max_borrow_ticks", "5"));
-	EXPECT_EQ(-EACCES, write_file(UIDGEN_PARAM "clock_step_ms", "5"));
 	EXPECT_EQ(0, param_long("max_borrow_ticks"));
-	EXPECT_EQ(1000, param_long("clock_step_ms"));
 }
 
 TEST_F(node, unassigned_issues_nothing)

@@ -117,9 +117,16 @@ def hrtimer_setup(text):
     return text
 
 
+def vm_flags_mod(text):
+    if PROBES['UIDGEN_HAVE_VM_FLAGS_MOD']:
+        return text
+    die('the target tree has no vm_flags_mod() (before 6.3): not written for it')
+
+
 # How each probed API is written in-tree, by the define Kbuild sets.
 IN_TREE = {
     'UIDGEN_HAVE_HRTIMER_SETUP': hrtimer_setup,
+    'UIDGEN_HAVE_VM_FLAGS_MOD': vm_flags_mod,
 }
 for sym in PROBES:
     if sym not in IN_TREE:

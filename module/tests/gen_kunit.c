@@ -632,6 +632,14 @@ static int assign(struct uidgen_node_ctl *n, u32 node, bool new,
 	return uidgen_node_assign(n, &req);
 }
 
+/* uidgen_node_revoke() of @node (UIDGEN_NODE_NONE: any) with @token. */
+static int revoke(struct uidgen_node_ctl *n, u32 node, u64 token)
+{
+	struct uidgen_rules_req req = { .node_id = node, .token = token };
+
+	return uidgen_node_revoke(n, &req, "test");
+}
+
 static u32 state(struct uidgen_node_ctl *n, u32 *node)
 {
 	struct uidgen_node_snapshot s;
@@ -665,8 +673,8 @@ static void uidgen_node_assign_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, n->node);
 	KUNIT_EXPECT_EQ(test, 1U, n->page->fence);
 	KUNIT_EXPECT_EQ(test, 0, assign(n, 5, true, 0, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 6, 0, "test"));
-	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 5, 0, "test"));
+	KUNIT_EXPECT_EQ(test, -ESTALE, revoke(n, 6, 0));
+	KUNIT_EXPECT_EQ(test, 0, revoke(n, 5, 0));
 	KUNIT_EXPECT_EQ(test, 2U, n->page->fence);
 	uidgen_node_destroy(n);
 }
@@ -694,7 +702,7 @@ static void uidgen_node_floor_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, uidgen_tick(g, ktime_get_boottime_ns()),
 			uidgen_ms_to_tick(g, floor + 1000));
 	/* A revoke leaves no node ID, and the floor where it was. */
-	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, UIDGEN_NODE_NONE, 0, "test"));
+	KUNIT_EXPECT_EQ(test, 0, revoke(n, UIDGEN_NODE_NONE, 0));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_STATE_NONE, state(n, &node));
 	KUNIT_EXPECT_EQ(test, UIDGEN_NODE_NONE, node);
 	KUNIT_EXPECT_EQ(test, (floor + 1000) * NSEC_PER_MSEC, n->floor_unix_ns);
@@ -720,8 +728,8 @@ static void uidgen_node_token_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_renew(n, &renew));
 	renew.node_id = 2;
 	KUNIT_EXPECT_EQ(test, 0, uidgen_node_renew(n, &renew));
-	KUNIT_EXPECT_EQ(test, -ESTALE, uidgen_node_revoke(n, 2, 40, "test"));
-	KUNIT_EXPECT_EQ(test, 0, uidgen_node_revoke(n, 2, 41, "test"));
+	KUNIT_EXPECT_EQ(test, -ESTALE, revoke(n, 2, 40));
+	KUNIT_EXPECT_EQ(test, 0, revoke(n, 2, 41));
 	/* A claim older than one already seen is refused. */
 	KUNIT_EXPECT_EQ(test, -ESTALE, assign(n, 2, true, 0, 0, 0, 40));
 	/* So is the one revoked: a restored etcd reissues revisions. */
@@ -816,7 +824,7 @@ static void snap_writer(struct work_struct *work)
 			break;
 		/* Let the reader find it in force, too. */
 		usleep_range(100, 200);
-		sr->err = uidgen_node_revoke(sr->n, 1, t, "test");
+		sr->err = revoke(sr->n, 1, t);
 	}
 	WRITE_ONCE(sr->done, true);
 }

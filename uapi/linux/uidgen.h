@@ -44,8 +44,9 @@
  *  - EOPNOTSUPP: a flags bit this kernel does not know is set.
  *  - EINVAL: size is smaller than the structure, a __reserved field is not
  *    zero, a field's value is outside what the call takes (a count of 0 or
- *    above its maximum, a floor with UIDGEN_ASSIGN_NEW or none without),
- *    or a read() buffer is shorter than one ID (8 bytes).
+ *    above its maximum, a floor with UIDGEN_ASSIGN_NEW or none without, a
+ *    deadline beyond what a clock can reach: above 2^63 - 1), or a read()
+ *    buffer is shorter than one ID (8 bytes).
  *  - E2BIG: the structure is larger than the kernel knows and the part it
  *    does not know is not zero.
  *  - EFAULT: a pointer (the argument, or the ID array) is not valid,
@@ -56,7 +57,8 @@
  *    was revoked (by an administrator, by the lease deadline passing, or
  *    because the kernel saw this VM forked or restored from a snapshot).
  *    UIDGEN_IOC_ASSIGN assigns one.
- *  - EPERM: UIDGEN_IOC_ASSIGN, _RENEW or _REVOKE without CAP_SYS_ADMIN.
+ *  - EPERM: UIDGEN_IOC_ASSIGN, _RENEW or _REVOKE without CAP_SYS_ADMIN,
+ *    checked before any field of the call.
  *  - ERANGE: UIDGEN_IOC_ASSIGN with a node ID that does not fit node_bits.
  *  - EBUSY: UIDGEN_IOC_ASSIGN of another node ID while one is in force
  *    (a node ID is never changed under a running generator: revoke it
@@ -202,10 +204,11 @@ struct uidgen_info {
  * administrator's override: it revokes whatever is in force and forgets
  * the highest token seen, as unloading the module would.
  *
- * Each call checks its request (EOPNOTSUPP, EINVAL, ERANGE, ETIME) before
- * the node's state (EADDRNOTAVAIL, ESTALE, EBUSY); a lease whose deadline
- * has passed is revoked before either, so no answer depends on whether
- * the kernel's own expiry has run yet.
+ * Each call checks the caller's privilege (EPERM) first, then its request
+ * (EOPNOTSUPP, EINVAL, ERANGE, ETIME, EDOM), then the node's state
+ * (EADDRNOTAVAIL, ESTALE, EBUSY); a lease whose deadline has passed is
+ * revoked before either, so no answer depends on whether the kernel's own
+ * expiry has run yet.
  */
 
 /*

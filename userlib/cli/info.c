@@ -15,6 +15,59 @@
 
 #include "cli/cli.h"
 
+/*
+ * When the timestamp field runs out, in Unix ms: the start of tick
+ * 2^ts_bits, rounded up (ULLONG_MAX beyond 64 bits of ms).
+ */
+static unsigned long long exhausts_at_ms(const struct uidgen_info *info)
+{
+	unsigned long long ticks = 1ULL << info->ts_bits;
+	unsigned long long tick_us = info->tick_ns / 1000, ms, r;
+
+	if (__builtin_mul_overflow(ticks / 1000, tick_us, &ms) ||
+	    __builtin_add_overflow(ms, (ticks % 1000 * tick_us + 999) / 1000, &r) ||
+	    __builtin_add_overflow(r, ns_ms(info->epoch_unix_ns), &r))
+		return ULLONG_MAX;
+	return r;
+}
+
+/*
+ * What the module said in its log until 2.1, said where it is asked for
+ * (info and stats, on stderr): a timestamp field with under a year left.
+ */
+static void warn_life(const struct uidgen_info *info)
+{
+	unsigned long long end = exhausts_at_ms(info), now = wall_ms();
+	char when[64];
+
+	if (end <= now || end - now >= 365ULL * 86400000)
+		return;
+	format_time(end, when, sizeof(when));
+	fprintf(stderr, "%s: warning: the timestamp field runs out in %llu days (at %s): plan a new layout or epoch\n",
+		prog, (end - now) / 86400000, when);
+}
+
+/*
+ * The other: the ID clock and the wall clock more than a second apart (a
+ * wall-clock step during this load, or a floor ahead of the clock).
+ */
+static void warn_offset(const char *sys)
+{
+	char path[256], line[64];
+	long long off;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%sclock_offset_ms", sys);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && sscanf(line, "%lld", &off) == 1 &&
+	    (off > 1000 || off < -1000))
+		fprintf(stderr, "%s: warning: the ID clock is %lld ms %s the wall clock (a clock step, or a floor ahead of it): a floor's lead heals at 1/16 of real time, a step stays until the next load; see the admin guide, \"A node ID's life\"\n",
+			prog, off < 0 ? -off : off, off > 0 ? "ahead of" : "behind");
+	fclose(f);
+}
+
 int cmd_info(const char *dev)
 {
 	struct uidgen_info info;
@@ -55,6 +108,7 @@ int cmd_info(const char *dev)
 		format_time(p.unix_ms, when, sizeof(when));
 		printf("last tick: %s\n", when);
 	}
+	warn_life(&info);
 	return 0;
 }
 
@@ -81,22 +135,6 @@ static void print_sysfs_line(const char *sys, const char *label, const char *nam
 	fclose(f);
 }
 
-/*
- * When the timestamp field runs out, in Unix ms: the start of tick
- * 2^ts_bits, rounded up, as the module says it in its log (ULLONG_MAX
- * beyond 64 bits of ms).
- */
-static unsigned long long exhausts_at_ms(const struct uidgen_info *info)
-{
-	unsigned long long ticks = 1ULL << info->ts_bits;
-	unsigned long long tick_us = info->tick_ns / 1000, ms, r;
-
-	if (__builtin_mul_overflow(ticks / 1000, tick_us, &ms) ||
-	    __builtin_add_overflow(ms, (ticks % 1000 * tick_us + 999) / 1000, &r) ||
-	    __builtin_add_overflow(r, ns_ms(info->epoch_unix_ns), &r))
-		return ULLONG_MAX;
-	return r;
-}
 
 int cmd_stats(const char *dev)
 {
@@ -181,6 +219,8 @@ int cmd_stats(const char *dev)
 	printf("%-15s %llu\n", "token", (unsigned long long)info.token);
 	print_sysfs_line(sys, "grant_waits", "grant_waits");
 	print_sysfs_line(sys, "clock_offset_ms", "clock_offset_ms");
+	warn_offset(sys);
+	warn_life(&info);
 	if (!read_u64(SYSFS_PARAM "max_borrow_ticks", &v))
 		printf("%-15s %llu\n", "max_borrow_ticks", v);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
