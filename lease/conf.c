@@ -3,10 +3,12 @@
  * uidgen-lease: reading the configuration and checking every setting
  * at start (see conf.h and uidgen-lease(8) for what each key means): a
  * bad one is "PROG: FILE:LINE: what is wrong: what to do" (or "-o: ..."
- * for a command line's), and the caller exits 2.
+ * for a command line's), and the caller exits 2. And what both commands
+ * say of a bad option (lease_usage_error()).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -504,4 +506,36 @@ void lease_conf_free_endpoints(char **arr)
 	for (p = arr; p && *p; p++)
 		free(*p);
 	free(arr);
+}
+
+int lease_usage_error(const char *prog, int opt, char **argv, const struct option *opts)
+{
+	const char *arg = argv[optind - 1];
+	size_t len = strcspn(arg, "=");
+	const struct option *o;
+
+	if (opt == ':') {
+		fprintf(stderr, "%s: option '%s' needs a value\n", prog, arg);
+	} else if (!strncmp(arg, "--", 2) && arg[len] == '=') {
+		/* --name=value: a known option that takes none, or no option */
+		for (o = opts; o->name; o++)
+			if (o->has_arg == no_argument && len > 2 && !strncmp(o->name, arg + 2, len - 2))
+				break;
+		if (o->name)
+			fprintf(stderr, "%s: option '--%s' takes no value\n", prog, o->name);
+		else
+			fprintf(stderr, "%s: unknown option '%.*s'\n", prog, (int)len, arg);
+	} else if (!strncmp(arg, "--", 2)) {
+		fprintf(stderr, "%s: unknown option '%s'\n", prog, arg);
+	} else {
+		fprintf(stderr, "%s: unknown option '-%c'\n", prog, optopt);
+	}
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	return 2;
+}
+
+int lease_stray_argument(const char *prog, const char *arg)
+{
+	fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n", prog, arg, prog);
+	return 2;
 }

@@ -66,4 +66,14 @@ int lease_conf_etcd(const struct lease_conf *c, struct etcd_conf *ec,
 		    const char *prog);
 void lease_conf_free_endpoints(char **arr);
 
+struct option;
+/*
+ * A bad option, from getopt_long() with opterr 0 and an optstring that
+ * starts with ':' (@opt is its '?' or ':'): one line saying what is wrong,
+ * and where help is, on stderr as PROG. Returns 2, the exit status.
+ */
+int lease_usage_error(const char *prog, int opt, char **argv, const struct option *opts);
+/* An argument where none is taken: said as PROG; returns 2. */
+int lease_stray_argument(const char *prog, const char *arg);
+
 #endif

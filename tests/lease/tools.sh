@@ -3,7 +3,9 @@
 # uidgen-lease and uidgen-cluster where no etcd and no device are needed
 # (make check's host suite lease-tools): lease.conf read and checked at
 # start (each bad setting: exit 2, "FILE:LINE: what is wrong: what to
-# do"; trailing # comments). Exact messages and exit statuses.
+# do"; trailing # comments); options (a bad one: one line and a pointer
+# to --help, exit 2; -V); a missing device (the CLI's hints). Exact
+# messages and exit statuses.
 #   tests/lease/tools.sh
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
 set -u
@@ -115,5 +117,62 @@ run $L -c "$f" -o machine_id=x
 is "etc/lease.conf.example without its endpoints line: no default, exit 2" \
 	"$rc $(printf '%s\n' "$err" | head -n 1)" \
 	"2 uidgen-lease: no etcd endpoints: set endpoints = URL[,URL...] in /etc/uidgen/lease.conf (see lease.conf.example in the package's docs) or give -o endpoints=URL"
+
+# --- Options: one line and a pointer to --help; -V ------------------------
+v=$(make -s --no-print-directory version)
+for p in uidgen-lease uidgen-cluster; do
+	run lease/$p --x
+	is "$p --x: exit 2, one line and where help is, nothing on standard output" \
+		"$rc|$out|$err" "2||$p: unknown option '--x'
+Try '$p --help'."
+	run lease/$p -z
+	is "$p -z: exit 2, unknown option '-z'" "$rc|$err" "2|$p: unknown option '-z'
+Try '$p --help'."
+	run lease/$p -c
+	is "$p -c (no value): exit 2, says it needs one" "$rc|$err" "2|$p: option '-c' needs a value
+Try '$p --help'."
+	run lease/$p --config
+	is "$p --config (no value): exit 2, says it needs one" "$rc|$err" "2|$p: option '--config' needs a value
+Try '$p --help'."
+	run lease/$p --help=x
+	is "$p --help=x: exit 2, it takes no value" "$rc|$err" "2|$p: option '--help' takes no value
+Try '$p --help'."
+	run lease/$p -c /dev/null -o endpoints=http://127.0.0.1:1 stray
+	is "$p with a stray argument: exit 2, naming it" "$rc|$err" "2|$p: unexpected argument 'stray'
+Try '$p --help'."
+	run lease/$p -V
+	is "$p -V: exit 0, the version from version.mk" "$rc|$out|$err" "0|$p $v|"
+	run lease/$p --version
+	is "$p --version: the same" "$rc|$out" "0|$p $v"
+	run lease/$p --help
+	like "$p --help: exit 0, the usage on standard output" "$rc|$(printf '%s\n' "$out" | head -n 1)" "^0[|]Usage: $p "
+	like "$p --help names -V, --version" "$out" "-V, --version"
+done
+
+# --- The device: the CLI's hints --------------------------------------------
+printf 'endpoints = http://127.0.0.1:1\n' > "$f"
+run $L -c "$f" -o machine_id=x -o device="$tmp/no-device"
+if [ -e /sys/module/uidgen ]; then
+	hint="uidgen-lease: the uidgen module is loaded, but $tmp/no-device is not its device: give its device with device = PATH (default /dev/uid)"
+else
+	hint="uidgen-lease: the uidgen module is not loaded: as root, 'modprobe uidgen'; uidgen-lease then assigns the node ID itself
+uidgen-lease: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko'"
+fi
+is "a missing device: exit 1, what is missing and how to load the module" "$rc|$err" "1|uidgen-lease: $tmp/no-device: No such file or directory
+$hint"
+run $L -c "$f" -o machine_id=x -o device=/dev/null
+is "a file that is not the device (or a module older than 2.0): exit 1, one message saying which to give" "$rc|$err" \
+	"1|uidgen-lease: /dev/null: not a uidgen 2.0 device (UIDGEN_IOC_INFO: Inappropriate ioctl for device): give the device with device = PATH (default /dev/uid); a uidgen module older than 2.0 needs upgrading ('uidgen info' says which is loaded)"
+: > "$tmp/closed"
+chmod 000 "$tmp/closed"
+chmod 755 "$tmp"
+chmod 644 "$f"
+if [ "$(id -u)" -eq 0 ]; then
+	run setpriv --reuid=65534 --regid=65534 --clear-groups $L -c "$f" -o machine_id=x -o device="$tmp/closed"
+else
+	run $L -c "$f" -o machine_id=x -o device="$tmp/closed"
+fi
+is "a device this user may not open: exit 1, the device's mode and who may" "$rc|$err" "1|uidgen-lease: $tmp/closed: Permission denied
+uidgen-lease: the device's mode and group leave this user out: udev sets them, from 60-uidgen.rules (see uid(4)): run uidgen-lease as root, as uidgen-lease.service does"
 
 done_testing
