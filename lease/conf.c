@@ -268,7 +268,8 @@ static int check_endpoints(const struct lease_conf *c)
 	}
 	if (!r && !n) {
 		say(origin_of(c, "endpoints"),
-		    "endpoints: no URL: give etcd's client URLs, comma-separated (http://HOST:2379)");
+		    "endpoints '%s': no URL: give etcd's client URLs, comma-separated (http://HOST:2379)",
+		    c->endpoints);
 		r = -EINVAL;
 	}
 	free(s);

@@ -51,6 +51,9 @@ conf_fails "one good URL, one without a scheme" \
 conf_fails "a URL with no host" \
 	"@F@:1: endpoints: 'http://' is not an http:// or https:// URL: give etcd's client URLs, comma-separated (http://HOST:2379)" \
 	"endpoints = http://"
+conf_fails "endpoints with no URL in them" \
+	"@F@:1: endpoints ', ,': no URL: give etcd's client URLs, comma-separated (http://HOST:2379)" \
+	"endpoints = , ,"
 conf_fails "a quoted URL" \
 	"@F@:1: endpoints: a value takes no quotes: write endpoints = http://127.0.0.1:2379" \
 	'endpoints = "http://127.0.0.1:2379"'
