@@ -113,7 +113,13 @@ UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
 # shell as a pattern in UNITDIR.
 UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service \
 	systemd/uidgen-lease.service
+# The section 3 pages. A page that documents another's function too is a
+# symlink to it in man/ (uidgen_close.3 -> uidgen_open.3), which man -l
+# follows from the tree; installed, it is man's own link, a ".so man3/PAGE"
+# line (dh_installman turns those into symlinks in the package).
 MAN3 := $(notdir $(wildcard man/*.3))
+MAN3_LINKS := $(notdir $(shell find man -maxdepth 1 -name '*.3' -type l))
+MAN3_PAGES := $(filter-out $(MAN3_LINKS),$(MAN3))
 include version.mk
 DKMS_SRC := /usr/src/uidgen-$(VERSION)
 
@@ -222,7 +228,11 @@ install-user: userlib lease
 	install -D -m 0644 uapi/linux/uidgen.h $(DESTDIR)$(PREFIX)/include/linux/uidgen.h
 	$(MAKE) -C userlib install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C lease install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) MANDIR=$(MANDIR)
-	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(addprefix man/,$(MAN3))
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(addprefix man/,$(MAN3_PAGES))
+	for m in $(MAN3_LINKS); do \
+		printf '.so man3/%s\n' "$$(readlink man/$$m)" > $(DESTDIR)$(MANDIR)/man3/$$m && \
+		chmod 0644 $(DESTDIR)$(MANDIR)/man3/$$m || exit 1; \
+	done
 	install -D -m 0644 man/uid.4 $(DESTDIR)$(MANDIR)/man4/uid.4
 	install -d $(DESTDIR)$(UNITDIR)
 	for u in $(UNITS); do \

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 		"  -o, --set KEY=VALUE  one setting over the file's (endpoints, cluster, ...)\n"
 		"  -a, --all            also the node IDs nobody holds that have a floor\n"
 		"  -h, --help           this text\n"
+		"  -V, --version        the version\n"
 		"\n"
 		"Exit status: 0 on success, 1 if etcd could not be read, 2 on bad usage.\n");
 }
@@ -117,6 +118,7 @@ int main(int argc, char **argv)
 		{ "set", required_argument, NULL, 'o' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct etcd_conf ec = { 0 };
@@ -131,7 +133,8 @@ int main(int argc, char **argv)
 
 	lease_conf_defaults(&c);
 	c.machine_id = strdup("-");	/* not needed to read */
-	while ((opt = getopt_long(argc, argv, "c:o:ah", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":c:o:ahV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			conf = optarg;
@@ -146,15 +149,15 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			printf("uidgen-cluster %s\n", UIDGEN_VERSION);
+			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return lease_usage_error("uidgen-cluster", opt, argv, opts);
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return lease_stray_argument("uidgen-cluster", argv[optind]);
 	r = lease_conf_load(&c, conf, explicit, sets, nsets, "uidgen-cluster");
 	free(sets);
 	if (r)

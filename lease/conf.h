@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #define LEASE_CONF_DEFAULT "/etc/uidgen/lease.conf"
+/* How many keys lease.conf has (conf.c's table) */
+#define LEASE_CONF_NKEYS 21
 
 struct lease_conf {
 	char *endpoints;	/* comma-separated URLs */
@@ -32,15 +34,23 @@ struct lease_conf {
 	long timeout_ms;	/* per etcd request */
 	long retry_ms;		/* wait between claim rounds when no ID is free */
 	long clock_error_ms;	/* bound on any wall clock's error (P9's wait) */
+	/* where each key was set ("FILE:LINE" or "-o"), NULL if not: named
+	 * in what a check says */
+	char *origin[LEASE_CONF_NKEYS];
 };
 
 void lease_conf_defaults(struct lease_conf *c);
-/* Read FILE (key = value lines, # comments); a missing file is an error
+/* Read FILE (key = value lines; # comments, at a line's start or after
+ * a blank; a key given twice is an error); a missing file is an error
  * only if @must_exist. Returns 0 or -errno, with a message on stderr. */
 int lease_conf_read(struct lease_conf *c, const char *file, int must_exist);
-/* Set one key from a "key=value" or key and value; -EINVAL if unknown. */
-int lease_conf_set(struct lease_conf *c, const char *key, const char *value);
-/* Fill machine_id and password, check ranges. Returns 0 or -errno. */
+/* Set one key, set at @origin ("FILE:LINE" or "-o"); -EINVAL, said,
+ * if unknown, quoted or out of range. */
+int lease_conf_set(struct lease_conf *c, const char *key, const char *value,
+		   const char *origin);
+/* Fill machine_id and password; check every setting (endpoints are
+ * http:// or https:// URLs, cert with key, the files readable, the
+ * times against each other). Returns 0 or -errno, said. */
 int lease_conf_finish(struct lease_conf *c);
 /* read FILE, apply each "-o KEY=VALUE" in SETS, finish; prints as PROG */
 int lease_conf_load(struct lease_conf *c, const char *file, int must_exist,
@@ -55,5 +65,15 @@ struct etcd_conf;
 int lease_conf_etcd(const struct lease_conf *c, struct etcd_conf *ec,
 		    const char *prog);
 void lease_conf_free_endpoints(char **arr);
+
+struct option;
+/*
+ * A bad option, from getopt_long() with opterr 0 and an optstring that
+ * starts with ':' (@opt is its '?' or ':'): one line saying what is wrong,
+ * and where help is, on stderr as PROG. Returns 2, the exit status.
+ */
+int lease_usage_error(const char *prog, int opt, char **argv, const struct option *opts);
+/* An argument where none is taken: said as PROG; returns 2. */
+int lease_stray_argument(const char *prog, const char *arg);
 
 #endif

@@ -530,6 +530,7 @@ static const struct lease_dev_ops sim_ops = {
 
 static int kernel_open(struct lease_dev *d, const char *path)
 {
+	struct uidgen_info info = { .size = sizeof(info) };
 	uint32_t fence;
 	int e;
 
@@ -542,6 +543,11 @@ static int kernel_open(struct lease_dev *d, const char *path)
 		return e;
 	e = uidgen_open(&d->g, path);
 	if (e)
+		return e;
+	/* A file that is not a 2.0 uidgen device (a module older than 2.0
+	 * among them) answers no INFO: ENOTTY, which the caller explains. */
+	e = uidgen_info(d->g, &info);
+	if (e < 0)
 		return e;
 	/* The fence page: the agent's check for a VM fork during a claim. */
 	if (uidgen_fence_gen(d->g, &fence)) {

@@ -39,7 +39,7 @@ struct lease_dev_state {
  * (created if absent) with @sim_node_bits and @sim_epoch_ms (0: uidgen's
  * default); @who names the agent in its log. The device (or the state
  * file) is locked for this agent alone: -EWOULDBLOCK if another holds
- * it. */
+ * it. -ENOTTY: @path is not a 2.0 uidgen device (it answers no INFO). */
 int lease_dev_open(struct lease_dev **dp, const char *path, const char *sim,
 		   uint32_t sim_node_bits, uint64_t sim_epoch_ms, uint32_t sim_tick_us,
 		   const char *who);

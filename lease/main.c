@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 
@@ -38,6 +39,21 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 after a signal, 1 on an error an operator must fix, 2 on bad usage,\n"
 		"3 when etcd went back in time (restored from a snapshot, or rebuilt).\n");
+}
+
+/* The device would not open: what usually causes it (the uidgen CLI's
+ * hints, for the agent). */
+static void say_open_hints(int r, const char *dev)
+{
+	if (r == -EACCES)
+		fprintf(stderr, "uidgen-lease: the device's mode and group leave this user out: udev sets them, from 60-uidgen.rules (see uid(4)): run uidgen-lease as root, as uidgen-lease.service does\n");
+	else if ((r == -ENOENT || r == -ENODEV || r == -ENXIO) &&
+		 access("/sys/module/uidgen", F_OK))
+		fprintf(stderr, "uidgen-lease: the uidgen module is not loaded: as root, 'modprobe uidgen'; uidgen-lease then assigns the node ID itself\n"
+			"uidgen-lease: modprobe finds the module once 'make install' (or a package) has put it in place; from the source tree without that, 'insmod module/uidgen.ko'\n");
+	else if (r == -ENOENT)
+		fprintf(stderr, "uidgen-lease: the uidgen module is loaded, but %s is not its device: give its device with device = PATH (default /dev/uid)\n",
+			dev);
 }
 
 static void on_stop(int sig)
@@ -87,7 +103,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 
 	lease_conf_defaults(&c);
-	while ((opt = getopt_long(argc, argv, "c:o:hV", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":c:o:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			conf = optarg;
@@ -106,14 +123,11 @@ int main(int argc, char **argv)
 			printf("uidgen-lease %s\n", UIDGEN_VERSION);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return lease_usage_error("uidgen-lease", opt, argv, opts);
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return lease_stray_argument("uidgen-lease", argv[optind]);
 	r = lease_conf_load(&c, conf, explicit, sets, nsets, "uidgen-lease");
 	free(sets);
 	if (r)
@@ -135,8 +149,15 @@ int main(int argc, char **argv)
 			c.sim ? c.sim : c.device);
 		return 1;
 	}
+	if (r == -ENOTTY && !c.sim) {
+		fprintf(stderr, "uidgen-lease: %s: not a uidgen 2.0 device (UIDGEN_IOC_INFO: %s): give the device with device = PATH (default /dev/uid); a uidgen module older than 2.0 needs upgrading ('uidgen info' says which is loaded)\n",
+			c.device, strerror(ENOTTY));
+		return 1;
+	}
 	if (r) {
 		fprintf(stderr, "uidgen-lease: %s: %s\n", c.sim ? c.sim : c.device, strerror(-r));
+		if (!c.sim)
+			say_open_hints(r, c.device);
 		return 1;
 	}
 	r = etcd_new(&e, &ec);

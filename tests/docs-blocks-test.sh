@@ -214,6 +214,20 @@ breaks escape-net.md "host: python3 -c 'import socket; socket.create_connection"
 check "escape-net.md: it never connected" '[ -e "$out/db-$k/1.log" ] && ! grep -qx connected "$out/db-$k/1.log"'
 kill "$lpid" 2> /dev/null; wait "$lpid" 2> /dev/null
 
+# The runner's own tree stays readable, read-only, under the empty /tmp
+# the contained command gets (a clone under /tmp: its same-shape.sh), and
+# so does contain.sh's scratch directory beside it (writable).
+mkdir -p "$out/tree/tests/lib" "$out/scratch"
+cp tests/lib/contain.sh "$out/tree/tests/lib/"
+printf 'shown\n' > "$out/tree/tests/lib/same-shape.sh"
+chmod -R a+rX "$out/tree"
+chmod 777 "$out/scratch"
+check "contain.sh under /tmp: its own tree readable inside, read-only; DIR writable" \
+	'"$out/tree/tests/lib/contain.sh" "$out/scratch" sh -c "cat \"$out/tree/tests/lib/same-shape.sh\" &&
+	 ! touch \"$out/tree/tests/lib/x\" && touch \"$out/scratch/x\"" > "$out/contain.log" 2>&1;
+	 rc=$?; cat "$out/contain.log"; [ "$rc" = 0 ] && grep -qx shown "$out/contain.log" &&
+	 [ -e "$out/scratch/x" ] && [ ! -e "$out/tree/tests/lib/x" ]'
+
 # --- Shown output: literal but for blanks and the placeholders.
 doc digits.md <<EOF
 ${f}console

@@ -12,7 +12,8 @@
 # take whole; read from make -n -w) against the README's list of them
 # ("The manual pages, read from the tree with `man -l`"): each named there
 # by its path, section 3's as a group ("the other section 3 pages in
-# `DIR/`") when the list names one of them. On the host, nothing built but
+# `DIR/`") when the list names one of them; and every page renders with
+# `man -l` from the tree. On the host, nothing built but
 # userlib/uidgen.pc.
 #   tests/versions.sh
 # Prints TAP and a "# Totals:" line; exit status 1 on any failure.
@@ -30,10 +31,17 @@ for m in userlib/man/uidgen.1 man/uid.4 lease/uidgen-cluster.1 lease/uidgen-leas
 	check "$m: .TH says uidgen $v" \
 		"th=\$(grep -m1 '^\\.TH' $m); echo \"\$th\"; case \$th in *'\"uidgen $v\"'*) ;; *) false ;; esac"
 done
-# The section 3 pages (those with a .TH; the rest are .so links).
+# The section 3 pages (a page that is a symlink to another reads as it).
 for m in $(grep -l '^\.TH' man/*.3); do
 	check "$m: .TH says libuidgen $v" \
 		"th=\$(grep -m1 '^\\.TH' $m); echo \"\$th\"; case \$th in *'\"libuidgen $v\"'*) ;; *) false ;; esac"
+done
+# Every manual page in the tree, read as README says ("man -l PAGE"): man
+# writes something, and nothing on standard error (a .so it cannot
+# follow from the tree prints a warning and exits 0 with an empty page).
+for m in userlib/man/*.1 man/*.[34] lease/*.[18]; do
+	check "man -l $m: renders, nothing on standard error" \
+		"man -l $m > \"\$out/man.txt\" 2> \"\$out/man.err\"; cat \"\$out/man.err\"; [ ! -s \"\$out/man.err\" ] && grep -q '[[:alpha:]]' \"\$out/man.txt\""
 done
 check "uidgen.pc: Version: $v" \
 	'make -s -C userlib uidgen.pc > /dev/null && grep "^Version:" userlib/uidgen.pc && grep -qx "Version: $v" userlib/uidgen.pc'

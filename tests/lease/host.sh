@@ -93,7 +93,7 @@ no_url() {
 	err=$(lease/"$1" -c /dev/null -o endpoints=, -o cluster=t "${@:2}" 2>&1 > /dev/null)
 	rc=$?
 	echo "exit $rc: $err"
-	[ "$rc" = 2 ] && [ "$err" = "$1: endpoints ',': no URL" ]
+	[ "$rc" = 2 ] && [ "$err" = "$1: -o: endpoints ',': no URL: give etcd's client URLs, comma-separated (http://HOST:2379)" ]
 }
 # SIGTERM (systemctl restart): the node stays in force and the claim in
 # etcd; the next start adopts it, with no claim wait.

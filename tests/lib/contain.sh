@@ -7,8 +7,10 @@
 # machine's loopback is reachable), only its own processes to see or
 # signal, and, when started as root, as nobody (uid and gid 65534, no
 # other groups). DIR, the scratch directory the command may write, stays
-# as it is (also when it lies under /tmp); every other file system is
-# read-only (but /proc, /sys, /dev and the new tmpfs ones). Not root: the same namespaces
+# as it is (also when it lies under /tmp); so does, read-only, the tree
+# this script is in (the runner's own, e.g. a clone under /tmp, whose
+# tests/lib/same-shape.sh a contained block runs); every other file system
+# is read-only (but /proc, /sys, /dev and the new tmpfs ones). Not root: the same namespaces
 # in a user namespace of its own, as the caller. An allowed command that
 # runs another (awk's system(), python3 -c, sed's e, make) is contained
 # as much as the block itself.
@@ -49,16 +51,30 @@ done < <(tac /proc/self/mountinfo)
 # The working directory, if in DIR, into DIR's own (writable) mount.
 cd -- "$PWD" 2> /dev/null || die "cannot enter $PWD again"
 exec 9< "$dir" || die "cannot open $dir"
+tree=$(cd -- "$(dirname -- "$0")/../.." && pwd -P) || die "cannot find the tree $0 is in"
+exec 8< "$tree" || die "cannot open $tree"
+# The flags a read-only bind of the tree keeps (a user namespace may not
+# drop nosuid, nodev or noexec).
+tree_ro=ro
+for o in $(findmnt -n -o VFS-OPTIONS -T "$tree" | tr , ' '); do
+	case $o in nosuid|nodev|noexec) tree_ro=$tree_ro,$o ;; esac
+done
 for d in /tmp /var/tmp /dev/shm /run/lock; do
 	[ -d "$d" ] || continue
 	mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$d" || die "cannot mount a tmpfs on $d"
+	case $tree/ in
+	"$d"/*)	# the runner's tree was under it: put it back, read-only
+		mkdir -p "$tree" && mount --no-canonicalize --bind /proc/self/fd/8 "$tree" &&
+			mount --no-canonicalize -o "remount,bind,$tree_ro" "$tree" ||
+			die "cannot keep $tree" ;;
+	esac
 	case $dir/ in
 	"$d"/*)	# the scratch directory was under it: put it back
 		mkdir -p "$dir" && mount --no-canonicalize --bind /proc/self/fd/9 "$dir" ||
 			die "cannot keep $dir" ;;
 	esac
 done
-exec 9<&-
+exec 9<&- 8<&-
 if [ "$uid" -eq 0 ]; then
 	exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
 fi

@@ -7,8 +7,9 @@ hands out IDs from a per-thread run reserved with UIDGEN_IOC_RESERVE, as
 libuidgen's uidgen_next() does (never more than one tick stale, dropped on a
 revoke, empty in a forked child); batch(n) reads n IDs from the kernel.
 decode(), to_uuid() and from_uuid() are libuidgen's arithmetic
-(Documentation/uuid.rst). Device errors are OSError subclasses carrying the
-errno.
+(Documentation/uuid.rst), by the layout given, else the device's, else
+(no device) the default one. Device errors are OSError subclasses carrying
+the errno.
 """
 import builtins
 import collections
@@ -278,7 +279,7 @@ def _handle():
     if _default is None:
         with _default_lock:
             if _default is None:
-                _default = Uidgen()
+                _default = Uidgen(DEVICE)
     return _default
 
 
@@ -298,11 +299,19 @@ def info():
 
 
 def _layout(info):
-    return info if info is not None else _handle().layout
+    """@info; else the device's layout; with no device (the module not
+    loaded), the default layout, as the CLI's decode takes it."""
+    if info is not None:
+        return info
+    try:
+        return _handle().layout
+    except NoDeviceError:
+        return default_info()
 
 
 def decode(id, info=None):
-    """The parts of an ID (a Parts), by the device's layout or @info."""
+    """The parts of an ID (a Parts), by @info, else the device's layout,
+    else (no device) the default layout."""
     info = _layout(info)
     _check_layout(info)
     _check_id(id)
