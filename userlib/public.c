@@ -414,14 +414,17 @@ static int hexval(char c)
 }
 
 /*
- * One line of a key file: blank, a comment ("#" first), or a key ID (one
- * base62 digit), blanks, 32 hex digits, optional trailing blanks.
+ * One line of a key file (its "\r" at the end dropped): blank, a comment
+ * ("#" first), or a key ID (one base62 digit), blanks, 32 hex digits,
+ * optional trailing blanks.
  */
 static int parse_line(struct uidgen_keys *k, const char *s, const char *end)
 {
 	uint8_t key[UIDGEN_KEY_BYTES];
 	int id, i, hi, lo, ret;
 
+	if (end > s && end[-1] == '\r')
+		end--;
 	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
 	if (s == end || *s == '#')
@@ -441,7 +444,7 @@ static int parse_line(struct uidgen_keys *k, const char *s, const char *end)
 		key[i] = hi << 4 | lo;
 	}
 	for (s += KEY_HEX; s < end; s++)
-		if (*s != ' ' && *s != '\t' && *s != '\r')
+		if (*s != ' ' && *s != '\t')
 			return -EINVAL;
 	ret = uidgen_keys_add(k, id, key);
 	explicit_bzero(key, sizeof(key));

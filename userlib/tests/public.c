@@ -487,6 +487,12 @@ static void test_keys(void)
 	      ret ? -1 : uidgen_keys_current(k));
 	if (!ret)
 		uidgen_keys_free(k);
+	/* CRLF lines, a blank line of "\r" among them (the Python binding's test found it refused). */
+	ret = uidgen_keys_parse(&k, "\r\n1 000102030405060708090a0b0c0d0e0f\r\n"
+				"2\t000102030405060708090a0b0c0d0e0f \t\r\n", &line);
+	CHECK(!ret && uidgen_keys_current(k) == 2, "CRLF: %d line %u", ret, line);
+	if (!ret)
+		uidgen_keys_free(k);
 	{
 		static const struct { const char *text; int err; unsigned int line; } bad[] = {
 			{ "1 000102030405060708090a0b0c0d0e\n", -EINVAL, 1 },
