@@ -239,7 +239,8 @@ class Public(unittest.TestCase):
         k0 = "000102030405060708090a0b0c0d0e0f"
         bad = ["1 " + k0[:-1], "1 " + k0 + "0", "# x\n1 " + k0[:-2] + "XX", "10 " + k0,
                "- " + k0, "1 " + k0 + "\n\n1 " + k0, "1" + k0, "\r\n1 " + k0 + "\r\n2\t" + k0 + " \t",
-               "  # c\n \t1 " + k0 + "\n", "\n", "", "1 " + k0 + " x", "1 " + k0 + "\x0b"]
+               "  # c\n \t1 " + k0 + "\n", "\n", "", "1 " + k0 + " x", "1 " + k0 + "\x0b",
+               "# \u00e9t\u00e9\n1 " + k0, "\x00\n1 " + k0]
         for n, text in enumerate(bad):
             path = self.write(text, name="bad%d" % n)
             r = subprocess.run([IDREF, "-k", path], input="0\n", capture_output=True, text=True)

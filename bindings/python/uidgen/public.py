@@ -286,10 +286,7 @@ class Keys:
             os.close(fd)
         if len(data) > _KEYFILE_MAX:
             raise UidgenError(_errno.EFBIG, "a key file over 64 KiB", path)
-        try:
-            text = data.decode("ascii")
-        except UnicodeDecodeError:
-            raise KeyFileError(_errno.EINVAL, "not text", path) from None
+        text = data.decode("latin-1")     # byte for byte, as libuidgen reads it
         if "\0" in text:
             raise KeyFileError(_errno.EINVAL, "not text", path)
         return cls.from_text(text, path)
