@@ -139,7 +139,7 @@ selftests:
 	$(MAKE) -C selftests
 
 tests: userlib selftests clients
-	$(MAKE) -C userlib tests/unit tests/unit-asan tests/unit-tsan tests/uuid
+	$(MAKE) -C userlib tests/unit tests/unit-asan tests/unit-tsan tests/uuid tests/public
 	$(MAKE) -C lease tests/rules
 
 # The clients the VM suites test: the PostgreSQL extension (PGXS), the Go

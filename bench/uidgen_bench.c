@@ -122,6 +122,59 @@ static long op_next_raw(struct ctx *c)
 	return uidgen_next(c->raw, c->buf) ? -1 : 1;
 }
 
+/*
+ * The public form (man 3 uidgen_public): one token a call, of the IDs
+ * 1, 2, 3 ... (the permutation's cost does not depend on the ID).
+ */
+static struct uidgen_keys *pub_keys;
+
+static long op_public(struct ctx *c)
+{
+	uint64_t t;
+
+	if (uidgen_public(pub_keys, UIDGEN_KEY_CURRENT, ++c->sink & ~(1ULL << 63), &t))
+		return -1;
+	c->buf[0] = t;
+	return 1;
+}
+
+static long op_private(struct ctx *c)
+{
+	uint64_t id;
+
+	/* About half the values open to an ID; the cost is the same. */
+	(void)uidgen_private(pub_keys, UIDGEN_KEY_CURRENT, ++c->sink, &id);
+	c->buf[0] = id;
+	return 1;
+}
+
+static long op_public_text(struct ctx *c)
+{
+	char s[UIDGEN_PUBLIC_STR_MAX];
+
+	if (uidgen_format_public(pub_keys, UIDGEN_KEY_CURRENT, ++c->sink & ~(1ULL << 63),
+				 UIDGEN_PUBLIC_TEXT, s, sizeof(s)) < 0)
+		return -1;
+	c->buf[0] = s[5];
+	return 1;
+}
+
+static char pub_text[UIDGEN_PUBLIC_STR_MAX];
+
+static long op_parse_public(struct ctx *c)
+{
+	return uidgen_parse_public(pub_keys, pub_text, UIDGEN_PUBLIC_TEXT,
+				   UIDGEN_KEY_CURRENT, c->buf) ? -1 : 1;
+}
+
+static void public_keys(void)
+{
+	if (uidgen_keys_new(&pub_keys) || uidgen_keys_generate(pub_keys, NULL) ||
+	    uidgen_format_public(pub_keys, UIDGEN_KEY_CURRENT, 123456789, UIDGEN_PUBLIC_TEXT,
+				 pub_text, sizeof(pub_text)) < 0)
+		die("public key");
+}
+
 static long op_clock(struct ctx *c)
 {
 	struct timespec ts;
@@ -321,7 +374,8 @@ static int pin(int cpu)
 
 enum { R_PPID, R_ZERO8, R_ZERO32K, R_READ1, R_READ512, R_BATCH1, R_BATCH64,
        R_BATCH4096, R_RESERVE, R_NEXT, R_NEXT_RAW, R_GETRANDOM, R_PROC_UUID,
-       R_UUID_RANDOM, R_UUID_TIME, R_SNOWFLAKE, R_CLOCK, R_NR };
+       R_UUID_RANDOM, R_UUID_TIME, R_SNOWFLAKE, R_CLOCK, R_PUBLIC, R_PUBLIC_TEXT,
+       R_NR };
 
 static void cost(void)
 {
@@ -343,9 +397,12 @@ static void cost(void)
 		[R_UUID_TIME] = ROW("libuuid uuid_generate_time()", op_uuid_time, 1),
 		[R_SNOWFLAKE] = ROW("userspace Snowflake (CAS + clock)", op_snowflake, 1),
 		[R_CLOCK] = ROW("clock_gettime(CLOCK_BOOTTIME) alone", op_clock, 1),
+		[R_PUBLIC] = ROW("uidgen_public() token of an ID", op_public, 1),
+		[R_PUBLIC_TEXT] = ROW("uidgen_format_public() 13-char text", op_public_text, 1),
 	};
 	struct ctx c;
 
+	public_keys();
 	open_ctx(&c);
 	pin(0);
 	print_layout();
@@ -360,6 +417,35 @@ static void cost(void)
 	       rows[R_BATCH4096].best / rows[R_ZERO32K].best);
 	printf("# target: uidgen_next() with the cache / userspace Snowflake = %.2f (<= 1.0)\n",
 	       rows[R_NEXT].best / rows[R_SNOWFLAKE].best);
+	printf("# uidgen_public() per token / uidgen_next() with the cache = %.2f\n",
+	       rows[R_PUBLIC].best / rows[R_NEXT].best);
+}
+
+/*
+ * The public form alone: no device needed, so it runs on any machine
+ * (uidgen_bench public); getppid() as the yardstick of the cost table.
+ */
+static void public_rows(void)
+{
+	static struct row rows[] = {
+		ROW("getppid()", op_getppid, 1),
+		ROW("uidgen_public() token of an ID", op_public, 1),
+		ROW("uidgen_private() ID of a token", op_private, 1),
+		ROW("uidgen_format_public() 13-char text", op_public_text, 1),
+		ROW("uidgen_parse_public() 13-char text", op_parse_public, 1),
+	};
+	struct ctx c;
+
+	public_keys();
+	memset(&c, 0, sizeof(c));
+	c.buf = aligned_alloc(64, MAX_IDS * 8);
+	if (!c.buf)
+		die("aligned_alloc");
+	pin(0);
+	printf("# best of %d rounds of ~%llu ms, rows taken in turns; %d Feistel rounds\n",
+	       ROUNDS, ROUND_NS / 1000000, UIDGEN_PUBLIC_ROUNDS);
+	printf("%-40s %10s %14s %8s\n", "row (per token)", "ns/token", "tokens/s", "ratio");
+	run_rows(rows, sizeof(rows) / sizeof(rows[0]), &c);
 }
 
 /* uidgen_fill(): @n IDs a call, the C side of the bindings' batch(n). */
@@ -538,8 +624,14 @@ static void ceiling(void)
 
 int main(int argc, char **argv)
 {
-	int fd = open(UIDGEN_DEVICE, O_RDONLY);
+	int fd;
 
+	if (argc == 2 && !strcmp(argv[1], "public")) {
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		public_rows();
+		return 0;
+	}
+	fd = open(UIDGEN_DEVICE, O_RDONLY);
 	if (fd < 0)
 		die(UIDGEN_DEVICE);
 	memset(&info, 0, sizeof(info));
@@ -564,7 +656,7 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "bindings"))
 		bindings();
 	else {
-		fprintf(stderr, "usage: uidgen_bench cost|curve|scale|ceiling|bindings\n");
+		fprintf(stderr, "usage: uidgen_bench cost|curve|scale|ceiling|bindings|public\n");
 		return 2;
 	}
 	return 0;

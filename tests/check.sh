@@ -26,6 +26,10 @@ mkdir -p "$bg"
 	# The UUID/ULID mapping's property test (libuidgen, no device;
 	# ASan+UBSan).
 	run_suite "$bg" uuid userlib/tests/uuid
+	# The public form (libuidgen, no device; ASan+UBSan): SipHash's
+	# reference vectors, the token's, round trips, permutation, avalanche,
+	# order, refusals, the key file.
+	run_suite "$bg" public userlib/tests/public
 	# The CLI where no device is needed: each command's options, help,
 	# usage errors, decode, a file that is not the device, no module.
 	run_suite "$bg" cli-host tests/shell/cli-host.sh
@@ -163,7 +167,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
 	node node-m32 life kselftest-1slot wait wait-borrow fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
-	snapshot nodelife install dkms deb uuid rules cli-host lease-tools style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry kunit debug-vm"
+	snapshot nodelife install dkms deb uuid public rules cli-host lease-tools style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
 set -- $(tail -n 1 "$out/summary-by-name.txt")

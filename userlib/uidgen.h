@@ -109,6 +109,49 @@ int uidgen_format_uuid(const uint8_t uuid[16], int text, char *buf,
 		       size_t len);
 int uidgen_parse_uuid(const char *s, uint8_t uuid[16]);
 
+/*
+ * The opaque public form of an ID (userlib/public.c; man 3 uidgen_public).
+ * A keyed permutation of 64 bits (an 8-round Feistel network over SipHash-2-4)
+ * turns an ID into a token that shows neither its time nor its order, and
+ * back. Keys are 128 bits, each named by a key ID 0..61 (written as one
+ * base62 digit, 0-9A-Za-z); the last key of a set is its current one.
+ * The text form is 13 base62 characters: key ID, 11 token digits, a check
+ * digit; the decimal form is the bare 64-bit token.
+ */
+#define UIDGEN_KEY_BYTES	16
+#define UIDGEN_KEY_IDS		62
+#define UIDGEN_KEY_CURRENT	(-1)	/* the set's current key */
+#define UIDGEN_PUBLIC_ROUNDS	8
+#define UIDGEN_PUBLIC_TEXT	0	/* 13 characters of 0-9A-Za-z */
+#define UIDGEN_PUBLIC_DEC	1	/* the token in decimal */
+#define UIDGEN_PUBLIC_LEN	13
+/* Longest text, with its NUL: a decimal token's 20 digits. */
+#define UIDGEN_PUBLIC_STR_MAX	21
+
+struct uidgen_keys;
+
+int uidgen_public(const struct uidgen_keys *keys, int key_id, uint64_t id,
+		  uint64_t *token);
+int uidgen_private(const struct uidgen_keys *keys, int key_id, uint64_t token,
+		   uint64_t *id);
+int uidgen_format_public(const struct uidgen_keys *keys, int key_id,
+			 uint64_t id, int text, char *buf, size_t len);
+int uidgen_parse_public(const struct uidgen_keys *keys, const char *s,
+			int text, int key_id, uint64_t *id);
+
+int uidgen_keys_new(struct uidgen_keys **keys);
+void uidgen_keys_free(struct uidgen_keys *keys);
+int uidgen_keys_add(struct uidgen_keys *keys, int key_id,
+		    const uint8_t key[UIDGEN_KEY_BYTES]);
+int uidgen_keys_generate(struct uidgen_keys *keys, int *key_id);
+int uidgen_keys_current(const struct uidgen_keys *keys);
+int uidgen_keys_parse(struct uidgen_keys **keys, const char *text,
+		      unsigned int *line);
+int uidgen_keys_check_fd(int fd);
+int uidgen_keys_load(struct uidgen_keys **keys, const char *path,
+		     unsigned int *line);
+int uidgen_keys_save(const struct uidgen_keys *keys, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

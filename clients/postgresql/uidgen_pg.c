@@ -4,7 +4,10 @@
  * over libuidgen. Owns the per-backend handle on /dev/uid (opened on first
  * use, with the layout read from UIDGEN_IOC_INFO once: the module cannot be
  * unloaded, so the layout cannot change, while the handle is open) and the
- * mapping of libuidgen's errnos to PostgreSQL errors with hints.
+ * mapping of libuidgen's errnos to PostgreSQL errors with hints; and the
+ * public form's key set (uidgen_public(), uidgen_private()), read from the
+ * file the server's own setting uidgen.public_key_file names, never from a
+ * query, and read again when the file changes.
  *
  * Every failure is an ereport(ERROR): the statement fails, the backend
  * lives on, and the next call tries to open the device again.
@@ -14,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fmgr.h"
 #include "funcapi.h"
@@ -21,7 +25,9 @@
 #include "access/htup_details.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "access/xact.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -285,5 +291,138 @@ Datum uidgen_from_uuid_sql(PG_FUNCTION_ARGS)
 				   "Its time is before the layout's epoch or after its last tick." :
 				   "Only UUIDs from uidgen_to_uuid() map back: version 7 or 8, the time at a tick start, the bits below the ID's zero.")));
 	}
+	PG_RETURN_INT64((int64)id);
+}
+
+/*
+ * The public form (Documentation/public-ids.rst). The key file is named by
+ * uidgen.public_key_file, a PGC_SIGHUP setting: postgresql.conf or ALTER
+ * SYSTEM, never a session or a query. It is read on first use, and again
+ * at the first call of a statement that finds the file replaced or changed
+ * (a rotation: the new key, added to the file, makes the tokens from then
+ * on; the old keys still open theirs).
+ */
+static char *uidgen_key_file;
+static struct uidgen_keys *uidgen_keys;
+static struct stat uidgen_keys_st;
+static char *uidgen_keys_path;
+static TimestampTz uidgen_keys_checked;
+
+void _PG_init(void);
+
+void _PG_init(void)
+{
+	DefineCustomStringVariable("uidgen.public_key_file",
+				   "The key file of uidgen_public() and uidgen_private().",
+				   "One key a line, as \"uidgen keygen\" writes it (man 3 uidgen_public); "
+				   "readable by the server's user, not by others.",
+				   &uidgen_key_file, NULL, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("uidgen");
+}
+
+static bool uidgen_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static const struct uidgen_keys *uidgen_pg_keys(void)
+{
+	TimestampTz now = GetCurrentStatementStartTimestamp();
+	struct uidgen_keys *k;
+	unsigned int line;
+	struct stat st;
+	int ret;
+
+	if (!uidgen_key_file || !*uidgen_key_file)
+		ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("uidgen: no key file: uidgen.public_key_file is not set"),
+			 errhint("As root: \"uidgen keygen FILE\" makes one; give it to the server's user (chown postgres FILE; chmod 0600 FILE), set uidgen.public_key_file = 'FILE' in postgresql.conf and reload.")));
+	if (uidgen_keys && uidgen_keys_checked == now &&
+	    !strcmp(uidgen_keys_path, uidgen_key_file))
+		return uidgen_keys;
+	if (uidgen_keys && !strcmp(uidgen_keys_path, uidgen_key_file) &&
+	    !stat(uidgen_key_file, &st) && uidgen_same_file(&st, &uidgen_keys_st)) {
+		uidgen_keys_checked = now;
+		return uidgen_keys;
+	}
+	if (stat(uidgen_key_file, &st))
+		memset(&st, 0, sizeof(st));
+	ret = uidgen_keys_load(&k, uidgen_key_file, &line);
+	if (ret == -EPERM && (st.st_mode & (S_IRWXO | S_IWGRP)))
+		ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("uidgen: key file \"%s\": others may read it or its group may write it (mode %04o)",
+				uidgen_key_file, (unsigned int)(st.st_mode & 07777)),
+			 errhint("Make it readable by the server only: chmod 0600 FILE, owned by the server's user (or root:postgres 0640).")));
+	if (ret == -EPERM)
+		ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("uidgen: key file \"%s\": owned by user %u, neither root nor the server's user",
+				uidgen_key_file, (unsigned int)st.st_uid),
+			 errhint("chown it to the server's user (or to root, group postgres, mode 0640).")));
+	if (ret && line)
+		ereport(ERROR,
+			(errcode(ERRCODE_CONFIG_FILE_ERROR),
+			 errmsg("uidgen: key file \"%s\" line %u: %s", uidgen_key_file, line,
+				ret == -EEXIST ? "a key ID given twice" : "not a key ID, blanks and 32 hex digits")));
+	if (ret)
+		ereport(ERROR,
+			(errcode(ret == -ENOENT || ret == -EACCES ? ERRCODE_UNDEFINED_FILE : ERRCODE_CONFIG_FILE_ERROR),
+			 errmsg("uidgen: key file \"%s\": %s", uidgen_key_file,
+				ret == -ENOKEY ? "no key in it" : strerror(-ret)),
+			 errhint("uidgen.public_key_file names the key file (postgresql.conf); the server's user must be able to read it.")));
+	uidgen_keys_free(uidgen_keys);
+	if (uidgen_keys_path)
+		pfree(uidgen_keys_path);
+	uidgen_keys = k;
+	uidgen_keys_path = MemoryContextStrdup(TopMemoryContext, uidgen_key_file);
+	uidgen_keys_st = st;
+	uidgen_keys_checked = now;
+	return k;
+}
+
+PG_FUNCTION_INFO_V1(uidgen_public_sql);
+Datum uidgen_public_sql(PG_FUNCTION_ARGS)
+{
+	const struct uidgen_keys *k = uidgen_pg_keys();
+	uint64_t id = uidgen_pg_id(PG_GETARG_INT64(0));
+	char buf[UIDGEN_PUBLIC_STR_MAX];
+	int ret;
+
+	ret = uidgen_format_public(k, UIDGEN_KEY_CURRENT, id, UIDGEN_PUBLIC_TEXT, buf, sizeof(buf));
+	if (ret < 0)
+		uidgen_pg_error(-ret, "uidgen_public");
+	PG_RETURN_TEXT_P(cstring_to_text(buf));
+}
+
+PG_FUNCTION_INFO_V1(uidgen_private_sql);
+Datum uidgen_private_sql(PG_FUNCTION_ARGS)
+{
+	const struct uidgen_keys *k = uidgen_pg_keys();
+	char *s = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	uint64_t id;
+	int ret;
+
+	ret = uidgen_parse_public(k, s, UIDGEN_PUBLIC_TEXT, UIDGEN_KEY_CURRENT, &id);
+	if (ret == -EINVAL)
+		ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("uidgen: \"%s\" is not a public ID: 13 characters of 0-9A-Za-z", s)));
+	if (ret == -ENOKEY)
+		ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("uidgen: \"%s\" was made under key %c, which the key file does not hold", s, s[0]),
+			 errhint("A token of a key removed from the file, or of another site's keys.")));
+	if (ret == -EKEYREJECTED)
+		ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("uidgen: \"%s\" is not a public ID of this key file's key %c", s, s[0]),
+			 errdetail("Its check digit does not match, or it opens to no ID: mistyped, or made under another key with the same key ID.")));
+	if (ret)
+		uidgen_pg_error(-ret, "uidgen_private");
 	PG_RETURN_INT64((int64)id);
 }

@@ -49,7 +49,7 @@ ok "initdb as postgres into /tmp" \
 		--locale=C --no-sync > $T/initdb.log 2>&1 || { cat $T/initdb.log; false; }'
 ok "the server starts" \
 	eval 'as_pg $PGBIN/pg_ctl -D $T/data -l $T/server.log -w -t 120 start \
-		-o "-k $T -c listen_addresses= -c fsync=off -c timezone=UTC" > /dev/null ||
+		-o "-k $T -c listen_addresses= -c fsync=off -c timezone=UTC -c uidgen.public_key_file=$T/public.keys" > /dev/null ||
 		{ cat $T/server.log; false; }'
 
 # regress NAME TEST...: pg_regress those tests; one TAP line per test.
@@ -94,7 +94,9 @@ insmod "$KO" slot_bits=0 seq_bits=2 ts_bits=56 tick_us=10000000 &&
 	$U set-node 2 --new > /dev/null
 regress wait uidgen_wait
 unload
-regress nomodule uidgen_nomodule
+# The public form needs no module (its key file: uidgen.public_key_file,
+# set at the server's start above; the test writes the file).
+regress nomodule uidgen_nomodule uidgen_public
 
 ok "no backend crashed (server log)" \
 	eval '! grep -E "terminated by signal|server process .* was terminated|PANIC" $T/server.log'

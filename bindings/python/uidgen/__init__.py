@@ -402,3 +402,9 @@ def from_ulid(s, info=None):
     if len(s) != 26:
         raise InvalidIdError(_errno.EINVAL, "a ULID has 26 characters", s)
     return from_uuid(_uuid.UUID(int=_ulid_int(s)), info)
+
+
+# The public form (public.py), at the end: it needs the errors above.
+from .public import (Keys, NoKeyError, KeyRejectedError, KeyFileError,  # noqa: E402
+                     KeyFilePermissionError)
+__all__ += ["Keys", "NoKeyError", "KeyRejectedError", "KeyFileError", "KeyFilePermissionError"]
