@@ -35,7 +35,12 @@
  */
 #ifndef UIDGEN_HAVE_VM_FLAGS_MOD
 #define vm_flags_mod(vma, set, clear)					\
-	((vma)->vm_flags = ((vma)->vm_flags | (set)) & ~(clear))
+	do {								\
+		struct vm_area_struct *__uidgen_v = (vma);		\
+									\
+		__uidgen_v->vm_flags = (__uidgen_v->vm_flags | (set)) &	\
+				       ~(clear);			\
+	} while (0)
 #endif
 
 #endif /* _UIDGEN_COMPAT_H */

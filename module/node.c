@@ -114,51 +114,33 @@ static void uidgen_node_rules(const struct uidgen_node_ctl *n,
 	};
 }
 
-/*
- * Carry out what the rules decided (@act, towards state @r), with n->lock
- * held, in the order that keeps minting paths safe: a fence first; then
- * the floor, the one step that can fail (-EOVERFLOW: nothing after it is
- * applied); then token, grant and deadline; the node ID last, published
- * with release semantics so that a minting path that sees it sees all the
- * rest. @why and @expedite describe a revoke.
- */
-static int uidgen_node_apply(struct uidgen_node_ctl *n,
-			     const struct uidgen_node_rules *r,
-			     unsigned int act, const char *why, bool expedite,
-			     u64 now_ns)
+/* Raise the floor the rules raised; the one step that can fail. */
+static int uidgen_node_floor(struct uidgen_node_ctl *n,
+			     const struct uidgen_node_rules *r, u64 now_ns)
 {
 	struct uidgen_gen *g = n->gen;
 	int ret;
 
 	lockdep_assert_held(&n->lock);
-	if (act & UIDGEN_RULES_EXPIRE)
-		uidgen_node_fence(n, "its lease deadline passed", true);
-	if (act & UIDGEN_RULES_REVOKE)
-		uidgen_node_fence(n, why, expedite);
-	if (act & UIDGEN_RULES_FLOOR) {
-		ret = uidgen_set_floor(g, uidgen_ns_to_tick(g, r->floor_unix_ns),
-				       now_ns);
-		if (ret)
-			return ret;
-		n->floor_unix_ns = r->floor_unix_ns;
-	}
-	n->token = r->token;
-	n->max_token = r->max_token;
-	if (act & UIDGEN_RULES_FENCE_SLOTS)
-		uidgen_fence_slots(g);
-	if (act & UIDGEN_RULES_SET_GRANT)
-		WRITE_ONCE(g->grant_tick, r->grant_unix_ns ?
-			   uidgen_grant_tick(g, r->grant_unix_ns) : UIDGEN_NO_GRANT);
-	if (act & UIDGEN_RULES_RAISE_GRANT)
-		uidgen_raise_grant(g, uidgen_grant_tick(g, r->grant_unix_ns));
-	n->grant_unix_ns = r->grant_unix_ns;
-	if (act & UIDGEN_RULES_DEADLINE)
-		uidgen_node_set_deadline(n, r->deadline_boot_ns);
-	if (!(act & UIDGEN_RULES_PUBLISH))
+	if (r->floor_unix_ns <= n->floor_unix_ns)
 		return 0;
-	/* Publish last: a minting path that sees it sees all of the above. */
-	smp_store_release(&n->node, r->node);
-	return 0;
+	ret = uidgen_set_floor(g, uidgen_ns_to_tick(g, r->floor_unix_ns), now_ns);
+	if (!ret)
+		n->floor_unix_ns = r->floor_unix_ns;
+	return ret;
+}
+
+/* The node ID in force, renewed or assigned again: grant and deadline. */
+static void uidgen_node_extend(struct uidgen_node_ctl *n,
+			       const struct uidgen_node_rules *r)
+{
+	lockdep_assert_held(&n->lock);
+	if (r->grant_unix_ns > n->grant_unix_ns) {
+		uidgen_raise_grant(n->gen, uidgen_grant_tick(n->gen, r->grant_unix_ns));
+		n->grant_unix_ns = r->grant_unix_ns;
+	}
+	if (r->deadline_boot_ns != n->deadline_boot_ns)
+		uidgen_node_set_deadline(n, r->deadline_boot_ns);
 }
 
 /*
@@ -178,8 +160,8 @@ static void uidgen_node_expire(struct work_struct *work)
 	mutex_lock(&n->lock);
 	now_ns = ktime_get_boottime_ns();
 	uidgen_node_rules(n, &r);
-	uidgen_rules_expire(&r, now_ns, &act);
-	uidgen_node_apply(n, &r, act, NULL, true, now_ns);
+	if (uidgen_rules_expire(&r, now_ns, &act))
+		uidgen_node_fence(n, "its lease deadline passed", true);
 	mutex_unlock(&n->lock);
 }
 
@@ -246,27 +228,6 @@ static void uidgen_node_assigned(const struct uidgen_node_rules *r,
 		"lease deadline set");
 }
 
-/*
- * After the rules returned @ret and @act (towards @r), with n->lock held:
- * carry it out; on success log a new node ID (@new: NEW) and wake grant
- * waiters.
- */
-static int uidgen_node_finish(struct uidgen_node_ctl *n,
-			      struct uidgen_node_rules *r, int ret,
-			      unsigned int act, bool new, u64 now_ns)
-{
-	int err;
-
-	lockdep_assert_held(&n->lock);
-	err = uidgen_node_apply(n, r, act, NULL, true, now_ns);
-	if (ret || err)
-		return ret ? ret : err;
-	if (act & UIDGEN_RULES_PUBLISH)
-		uidgen_node_assigned(r, new);
-	wake_up_all(&n->grant_wq);
-	return 0;
-}
-
 /**
  * uidgen_node_assign() - Assign a node ID with its floor, grant and lease.
  * @n: the node
@@ -291,6 +252,7 @@ static int uidgen_node_finish(struct uidgen_node_ctl *n,
 int uidgen_node_assign(struct uidgen_node_ctl *n,
 		       const struct uidgen_rules_req *req)
 {
+	struct uidgen_gen *g = n->gen;
 	struct uidgen_node_rules r;
 	unsigned int act;
 	u64 now_ns;
@@ -300,8 +262,35 @@ int uidgen_node_assign(struct uidgen_node_ctl *n,
 	now_ns = ktime_get_boottime_ns();
 	uidgen_node_rules(n, &r);
 	ret = uidgen_rules_assign(&r, req, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act,
-				 req->new, now_ns);
+	if (act & UIDGEN_RULES_EXPIRE)
+		uidgen_node_fence(n, "its lease deadline passed", true);
+	if (ret)
+		goto out;
+	ret = uidgen_node_floor(n, &r, now_ns);
+	if (ret)
+		goto out;
+	n->token = r.token;
+	n->max_token = r.max_token;
+	if (n->node == r.node) {
+		/* The node ID in force again: its grant and lease. */
+		uidgen_node_extend(n, &r);
+	} else {
+		/* A new node ID: every slot in a tick it has not used. */
+		uidgen_fence_slots(g);
+		WRITE_ONCE(g->grant_tick, r.grant_unix_ns ?
+			   uidgen_grant_tick(g, r.grant_unix_ns) : UIDGEN_NO_GRANT);
+		n->grant_unix_ns = r.grant_unix_ns;
+		uidgen_node_set_deadline(n, r.deadline_boot_ns);
+		/*
+		 * Published last, with release semantics: a minting path that
+		 * sees the node ID (an acquire) sees its floor, slots, grant
+		 * and deadline too.
+		 */
+		smp_store_release(&n->node, r.node);
+		uidgen_node_assigned(&r, req->new);
+	}
+	wake_up_all(&n->grant_wq);
+out:
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -330,7 +319,12 @@ int uidgen_node_renew(struct uidgen_node_ctl *n,
 	now_ns = ktime_get_boottime_ns();
 	uidgen_node_rules(n, &r);
 	ret = uidgen_rules_renew(&r, req, now_ns, &act);
-	ret = uidgen_node_finish(n, &r, ret, act, false, now_ns);
+	if (act & UIDGEN_RULES_EXPIRE)
+		uidgen_node_fence(n, "its lease deadline passed", true);
+	if (!ret) {
+		uidgen_node_extend(n, &r);
+		wake_up_all(&n->grant_wq);
+	}
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -363,7 +357,12 @@ int uidgen_node_revoke(struct uidgen_node_ctl *n,
 	now_ns = ktime_get_boottime_ns();
 	uidgen_node_rules(n, &r);
 	ret = uidgen_rules_revoke(&r, req, now_ns, &act);
-	uidgen_node_apply(n, &r, act, why, false, now_ns);
+	/* One fence: the lease's end, if this call saw it, is the revoke's. */
+	if (act & UIDGEN_RULES_EXPIRE)
+		uidgen_node_fence(n, "its lease deadline passed", true);
+	else if (act & UIDGEN_RULES_REVOKE)
+		uidgen_node_fence(n, why, false);
+	n->max_token = r.max_token;
 	mutex_unlock(&n->lock);
 	return ret;
 }
@@ -376,13 +375,8 @@ int uidgen_node_revoke(struct uidgen_node_ctl *n,
  */
 void uidgen_node_vmfork(struct uidgen_node_ctl *n)
 {
-	struct uidgen_node_rules r;
-
 	mutex_lock(&n->lock);
-	uidgen_node_rules(n, &r);
-	uidgen_rules_fence(&r);
-	uidgen_node_apply(n, &r, UIDGEN_RULES_REVOKE,
-			  "VM fork or snapshot restore detected", true, 0);
+	uidgen_node_fence(n, "VM fork or snapshot restore detected", true);
 	mutex_unlock(&n->lock);
 }
 

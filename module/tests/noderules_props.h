@@ -86,64 +86,58 @@ uidgen_rules_explore(unsigned long *bad, struct uidgen_rules_violation *v)
 	static const u64 grants[] = { 0, 9000, 9500 };
 	static const u64 sdl[] = { R_NOW, R_LATER, R_NODL };
 	static const u64 qdl[] = { 0, R_NOW, R_LATEST };
-	unsigned int sn, st, sm, sf, sg, sd;
-	unsigned int op, qn, qt, qf, qg, qd, qnew, qforce;
-	unsigned long n = 0;
+	/* Each combination is one number, read digit by digit (mixed radix). */
+	const unsigned long states = 3 * 5 * 5 * 2 * 2 * 3;
+	const unsigned long reqs = 4 * 3 * 5 * 4 * 3 * 3 * 2 * 2;
+	unsigned long i, n = 0;
 
 	*bad = 0;
-	for (sn = 0; sn < ARRAY_SIZE(nodes); sn++)
-	for (st = 0; st < ARRAY_SIZE(toks); st++)
-	for (sm = 0; sm < ARRAY_SIZE(toks); sm++)
-	for (sf = 0; sf < 2; sf++)
-	for (sg = 0; sg < 2; sg++)
-	for (sd = 0; sd < ARRAY_SIZE(sdl); sd++) {
-		struct uidgen_node_rules b = RS_ON(nodes[sn], toks[st], toks[sm],
-						    floors[sf * 2], grants[sg],
-						    sdl[sd]);
+	for (i = 0; i < states * reqs; i++) {
+		unsigned long x = i;
+		struct uidgen_node_rules b, a;
+		struct uidgen_rules_case c;
+		unsigned int act, op;
+		const char *p;
+		int ret;
 
+		b = (struct uidgen_node_rules)RS_ON(nodes[x % 3],
+						    toks[x / 3 % 5],
+						    toks[x / 15 % 5],
+						    floors[x / 75 % 2 * 2],
+						    grants[x / 150 % 2],
+						    sdl[x / 300 % 3]);
+		x /= states;
+		op = x % 4;
+		c = (struct uidgen_rules_case) {
+			.op = op, .before = b, .now_ns = R_NOW,
+			.req = {
+				.node_id = nodes[x / 4 % 3],
+				.token = toks[x / 12 % 5],
+				.floor_unix_ns = floors[x / 60 % 4],
+				.grant_unix_ns = grants[x / 240 % 3],
+				.deadline_boot_ns = qdl[x / 720 % 3],
+				.new = x / 2160 % 2,
+				.force = x / 4320 % 2,
+			},
+		};
 		/* Consistent states only: what the rules can reach. */
 		if (b.token && b.token != b.max_token)
 			continue;
 		if (b.node == R_NONE && (b.token || b.grant_unix_ns ||
 					 b.deadline_boot_ns != R_NODL))
 			continue;
-		for (op = RULES_ASSIGN; op <= RULES_EXPIRE; op++)
-		for (qn = 0; qn < ARRAY_SIZE(nodes); qn++)
-		for (qt = 0; qt < ARRAY_SIZE(toks); qt++)
-		for (qf = 0; qf < ARRAY_SIZE(floors); qf++)
-		for (qg = 0; qg < ARRAY_SIZE(grants); qg++)
-		for (qd = 0; qd < ARRAY_SIZE(qdl); qd++)
-		for (qnew = 0; qnew < 2; qnew++)
-		for (qforce = 0; qforce < 2; qforce++) {
-			struct uidgen_rules_case c = {
-				.op = op, .before = b, .now_ns = R_NOW,
-				.req = {
-					.node_id = nodes[qn], .token = toks[qt],
-					.floor_unix_ns = floors[qf],
-					.grant_unix_ns = grants[qg],
-					.deadline_boot_ns = qdl[qd],
-					.new = qnew, .force = qforce,
-				},
+		if (c.req.force && op != RULES_REVOKE)
+			continue;
+		ret = uidgen_rules_case_run(&c, &a, &act);
+		n++;
+		p = uidgen_rules_check(op, &b, &c.req, &a, ret, act);
+		if (!p)
+			continue;
+		if (!(*bad)++)
+			*v = (struct uidgen_rules_violation) {
+				.prop = p, .op = op, .before = b, .after = a,
+				.req = c.req, .ret = ret, .act = act,
 			};
-			struct uidgen_node_rules a;
-			unsigned int act;
-			const char *p;
-			int ret;
-
-			if (qforce && op != RULES_REVOKE)
-				continue;
-			ret = uidgen_rules_case_run(&c, &a, &act);
-			n++;
-			p = uidgen_rules_check(op, &b, &c.req, &a, ret, act);
-			if (!p)
-				continue;
-			if (!(*bad)++)
-				*v = (struct uidgen_rules_violation) {
-					.prop = p, .op = op, .before = b,
-					.after = a, .req = c.req, .ret = ret,
-					.act = act,
-				};
-		}
 	}
 	return n;
 }
