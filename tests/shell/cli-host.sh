@@ -137,7 +137,7 @@ done
 is "uidgen help exits 0" "$($U help > /dev/null; echo $?)" 0
 is "uidgen help is uidgen --help" "$($U help)" "$($U --help)"
 is "--help's first line" "$($U --help | head -n 1)" \
-	"Usage: uidgen [-d DEVICE] [-n COUNT] [-f dec|hex|b32|uuid|ulid]"
+	"Usage: uidgen [-d DEVICE] [-n COUNT] [-f dec|hex|b32|uuid|ulid|public] [--key F]"
 like "--help names 'uidgen help COMMAND'" "$($U --help)" "uidgen help COMMAND"
 for c in decode info set-node revoke-node stats "state restore" "state keep" "state save" help; do
 	# $c unquoted: "state restore" is two words.
@@ -160,7 +160,7 @@ done
 like "decode --help: -f auto" "$($U decode --help)" "^  -f, --format FMT +how to read the IDs: auto \(default"
 like "set-node --help: --new" "$($U set-node --help)" "^  --new +"
 fails "help of an unknown command" 2 \
-	"uidgen: help: unknown command 'bogus': the commands are decode, info, set-node, revoke-node, stats, state and help; see 'uidgen --help'" \
+	"uidgen: help: unknown command 'bogus': the commands are decode, info, set-node, revoke-node, stats, state, keygen and help; see 'uidgen --help'" \
 	help bogus
 fails "help of an unknown state command" 2 \
 	"uidgen: help: unknown command 'state bogus': state save, state restore or state keep; see 'uidgen help state'" \
@@ -184,7 +184,7 @@ fails "state restore --ahead-ms 2^64-1" 2 \
 
 # --- Usage errors name the next step (19.8) --------------------------------
 fails "unknown command" 2 \
-	"uidgen: unknown command 'frobnicate': the commands are decode, info, set-node, revoke-node, stats, state and help; see 'uidgen --help'" \
+	"uidgen: unknown command 'frobnicate': the commands are decode, info, set-node, revoke-node, stats, state, keygen and help; see 'uidgen --help'" \
 	frobnicate
 for c in info stats revoke-node; do
 	fails "$c extra" 2 "uidgen: $c takes no arguments ('extra'): see 'uidgen $c --help'" $c extra
@@ -520,5 +520,42 @@ fails "set-node --state of another file: that file is the word" 1 \
 	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)" \
 	set-node 3 --state "$tmp/other.state" -d /dev/null
 unset UIDGEN_STATE
+
+# --- The public form (issue 29): keygen, decode --key --------------------------
+# Tokens are libuidgen's (tests/lib/idref -k, which make clients builds);
+# the CLI must open each to its ID, refuse what is not a token of the file.
+k=$tmp/keys
+is "keygen of a new file" "$($U keygen "$k")" "key 1 added to $k: new tokens use it; the keys before it still open theirs
+$k is new, mode 0640: give it to the group that may read it (chgrp GROUP $k)"
+is "which is mode 0640" "$(stat -c %a "$k")" 640
+is "keygen again adds key 2" "$($U keygen "$k")" "key 2 added to $k: new tokens use it; the keys before it still open theirs"
+is "the file holds two keys" "$(grep -c '^[0-9A-Za-z] [0-9a-f]\{32\}$' "$k")" 2
+ids="1 120772217587765248 9223372036854775807 4611686018427387904"
+bad=0
+for id in $ids; do
+	set -- $(echo "$id" | tests/lib/idref -k "$k")
+	got=$($U decode --key "$k" "$3" 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/')
+	[ "$got" = "$id" ] || bad=$((bad + 1))
+	got=$($U decode --key "$k" "$4" 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/')
+	[ "$got" = "$id" ] || bad=$((bad + 1))
+done
+is "decode --key opens libuidgen's tokens, text and decimal, to their IDs" "$bad" 0
+t=$(echo 120772217587765248 | tests/lib/idref -k "$k" | cut -d' ' -f3)
+like "a token's line starts with the token" "$($U decode --key "$k" "$t" 2>/dev/null)" "^$t time=2026-[-0-9T:.]+Z node=7 slot=1 seq=0 id=120772217587765248 uuid="
+# A token under key 2 with its first character made key 5's: no such key.
+fails "a token of a key the file lacks" 2 "uidgen: 5${t#?}: made under key 5, which $k does not hold" decode --key "$k" "5${t#?}"
+# One digit changed: the check digit, or the ID it opens to, refuses it.
+t2=$(printf '%s' "$t" | sed 's/^\(..\)./\1z/'); [ "$t2" != "$t" ] || t2=$(printf '%s' "$t" | sed 's/^\(..\)./\1y/')
+fails "a token with a digit changed" 2 "uidgen: $t2: not a token of $k's keys (its check fails, or it opens to no ID)" decode --key "$k" "$t2"
+fails "a token too short" 2 "uidgen: abc: not a public token: 13 characters of 0-9A-Za-z, or the token in decimal" decode --key "$k" abc
+fails "decode --key with -f" 2 "uidgen: decode --key reads public tokens: it takes no -f" decode --key "$k" -f hex 1
+fails "-f public without --key" 2 "uidgen: -f public needs --key FILE, the key file ('uidgen keygen FILE' makes one)" -f public
+fails "--key without -f public" 2 "uidgen: --key is the key file of -f public: give -f public too" --key "$k"
+fails "--key of no file" 1 "uidgen: $tmp/none: no such key file: 'uidgen keygen $tmp/none' makes one" -f public --key "$tmp/none"
+chmod 644 "$k"
+fails "a key file others may read" 1 "uidgen: $k: others may read it, its group write it, or it is neither root's nor yours: keys are secret; chmod 640 $k (and chgrp the group that may read it)" decode --key "$k" "$t"
+fails "keygen of such a file" 1 "uidgen: $k: others may read it, its group write it, or it is neither root's nor yours: keys are secret; chmod 640 $k (and chgrp the group that may read it)" keygen "$k"
+chmod 640 "$k"
+fails "keygen takes one file" 2 "uidgen: keygen takes one FILE, the key file: see 'uidgen keygen --help'" keygen
 
 done_testing

@@ -17,16 +17,21 @@
  */
 #define FMT_UUID	((enum uidgen_format)(UIDGEN_FMT_B32 + 1))
 #define FMT_ULID	((enum uidgen_format)(UIDGEN_FMT_B32 + 2))
+#define FMT_PUBLIC	((enum uidgen_format)(UIDGEN_FMT_B32 + 3))
 int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto);
 int format_id(const struct uidgen_info *info, uint64_t id,
 	      enum uidgen_format fmt, char *buf, size_t len);
-int cmd_generate(const char *dev, unsigned long count, enum uidgen_format fmt);
+int cmd_generate(const char *dev, unsigned long count, enum uidgen_format fmt,
+		 const char *key_file);
+/* keys.c: the public form's key file */
+int load_keys(const char *file, struct uidgen_keys **keys);
+int cmd_keygen(char **argv, int argc);
 
 /* decode.c */
 int parse_layout(const char *s, struct uidgen_info *info);
 int cmd_decode(const char *dev, char **argv, int argc,
 	       enum uidgen_format fmt, const char *fmt_arg,
-	       const struct uidgen_info *given);
+	       const struct uidgen_info *given, const char *key_file);
 
 /* info.c */
 int cmd_info(const char *dev);

@@ -228,10 +228,25 @@ static void bad_uuid(const char *s, const uint8_t *u,
  * --epoch-ms), else the device's, else the default layout, said once
  * before the first ID decoded under it.
  */
+/* A public token that did not open (@err from uidgen_parse_public()). */
+static void bad_token(const char *s, const char *file, int err)
+{
+	if (err == -ENOKEY)
+		fprintf(stderr, "%s: %s: made under key %c, which %s does not hold\n",
+			prog, s, s[0], file);
+	else if (err == -EKEYREJECTED)
+		fprintf(stderr, "%s: %s: not a token of %s's keys (its check fails, or it opens to no ID)\n",
+			prog, s, file);
+	else
+		fprintf(stderr, "%s: %s: not a public token: 13 characters of 0-9A-Za-z, or the token in decimal\n",
+			prog, s);
+}
+
 int cmd_decode(const char *dev, char **argv, int argc,
 	       enum uidgen_format fmt, const char *fmt_arg,
-	       const struct uidgen_info *given)
+	       const struct uidgen_info *given, const char *key_file)
 {
+	struct uidgen_keys *keys = NULL;
 	char uuid[UIDGEN_UUID_STR_MAX];
 	enum uidgen_format f;
 	struct uidgen_info info = { .size = sizeof(info) };
@@ -248,6 +263,12 @@ int cmd_decode(const char *dev, char **argv, int argc,
 			prog, prog);
 		return 2;
 	}
+	if (key_file && fmt_arg) {
+		fprintf(stderr, "%s: decode --key reads public tokens: it takes no -f\n", prog);
+		return 2;
+	}
+	if (key_file && load_keys(key_file, &keys))
+		return 1;
 	if (given) {
 		info = *given;
 	} else if (uidgen_open(&g, dev) == 0) {
@@ -261,7 +282,19 @@ int cmd_decode(const char *dev, char **argv, int argc,
 	}
 	for (i = 0; i < argc; i++) {
 		f = auto_format(argv[i], fmt);
-		if (f == FMT_UUID || f == FMT_ULID) {
+		if (keys) {
+			/* A token: 13 characters, else its decimal. */
+			ret = uidgen_parse_public(keys, argv[i],
+						  strlen(argv[i]) == UIDGEN_PUBLIC_LEN ?
+						  UIDGEN_PUBLIC_TEXT : UIDGEN_PUBLIC_DEC,
+						  UIDGEN_KEY_CURRENT, &id);
+			if (ret) {
+				bad_token(argv[i], key_file, ret);
+				status = 2;
+				continue;
+			}
+			parsed = 1;
+		} else if (f == FMT_UUID || f == FMT_ULID) {
 			/* Either text: uidgen_parse_uuid() goes by length. */
 			ret = uidgen_parse_uuid(argv[i], u);
 			parsed = !ret;
@@ -316,5 +349,6 @@ int cmd_decode(const char *dev, char **argv, int argc,
 		printf("%s time=%s node=%" PRIu32 " slot=%" PRIu32 " seq=%" PRIu32 " id=%" PRIu64 " uuid=%s\n",
 		       argv[i], when, p.node, p.slot, p.seq, id, uuid);
 	}
+	uidgen_keys_free(keys);
 	return status;
 }

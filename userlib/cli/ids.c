@@ -23,6 +23,8 @@ int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
 		*fmt = UIDGEN_FMT_HEX;
 	else if (!strcmp(s, "b32"))
 		*fmt = UIDGEN_FMT_B32;
+	else if (!allow_auto && !strcmp(s, "public"))
+		*fmt = FMT_PUBLIC;
 	else if (allow_auto && !strcmp(s, "auto"))
 		*fmt = UIDGEN_FMT_AUTO;
 	else
@@ -47,17 +49,29 @@ int format_id(const struct uidgen_info *info, uint64_t id,
 }
 
 int cmd_generate(const char *dev, unsigned long count,
-		 enum uidgen_format fmt)
+		 enum uidgen_format fmt, const char *key_file)
 {
+	struct uidgen_keys *keys = NULL;
 	char text[UIDGEN_UUID_STR_MAX];
 	struct uidgen_info info;
 	uint64_t ids[1024];
 	struct uidgen *g;
 	int ret;
 
+	if ((fmt == FMT_PUBLIC) != !!key_file) {
+		fprintf(stderr, key_file ?
+			"%s: --key is the key file of -f public: give -f public too\n" :
+			"%s: -f public needs --key FILE, the key file ('%s keygen FILE' makes one)\n",
+			prog, prog);
+		return 2;
+	}
+	if (key_file && load_keys(key_file, &keys))
+		return 1;
 	ret = uidgen_open(&g, dev);
-	if (ret)
+	if (ret) {
+		uidgen_keys_free(keys);
 		return fail_open(ret, dev);
+	}
 	/* The layout, for UUIDs; and a file that is not the device says so. */
 	ret = node_info(g, &info);
 	if (ret) {
@@ -71,11 +85,15 @@ int cmd_generate(const char *dev, unsigned long count,
 
 		if (got < 0) {
 			uidgen_close(g);
+			uidgen_keys_free(keys);
 			return fail(got, "reading IDs");
 		}
 		for (i = 0; i < got; i++) {
-			ret = format_id(&info, ids[i], fmt, text, sizeof(text));
+			ret = keys ? uidgen_format_public(keys, UIDGEN_KEY_CURRENT, ids[i],
+							  UIDGEN_PUBLIC_TEXT, text, sizeof(text)) :
+			      format_id(&info, ids[i], fmt, text, sizeof(text));
 			if (ret < 0) {
+				uidgen_keys_free(keys);
 				uidgen_close(g);
 				return fail(ret, "formatting an ID");
 			}
@@ -91,9 +109,11 @@ int cmd_generate(const char *dev, unsigned long count,
 		if (fflush(stdout) || ferror(stdout)) {
 			ret = errno;
 			uidgen_close(g);
+			uidgen_keys_free(keys);
 			return write_error(ret);
 		}
 	}
 	uidgen_close(g);
+	uidgen_keys_free(keys);
 	return 0;
 }

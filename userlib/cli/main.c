@@ -29,6 +29,7 @@ static int run(int argc, char **argv)
 	static char seen[OPT_LAST + 1];
 	enum cmd_id id;
 	int c, words, force = 0;
+	const char *key_file = NULL;
 
 	/*
 	 * First the command words (the first two non-options), wherever the
@@ -97,6 +98,9 @@ static int run(int argc, char **argv)
 		case OPT_FORCE:
 			force = 1;
 			break;
+		case OPT_KEY:
+			key_file = optarg;
+			break;
 		case OPT_FLOOR:
 			if (parse_num("--floor", optarg, 0, INT64_MAX,
 				      "a Unix time in ms,", &src.floor_ms))
@@ -164,16 +168,18 @@ static int run(int argc, char **argv)
 
 	switch (id) {
 	case CMD_GENERATE:
-		return cmd_generate(device, count, fmt);
+		return cmd_generate(device, count, fmt, key_file);
 	case CMD_DECODE:
 		return cmd_decode(device, argv, argc, fmt, fmt_arg,
-				  has_layout ? &layout : NULL);
+				  has_layout ? &layout : NULL, key_file);
 	case CMD_INFO:
 		return no_args(id, argv, argc) ?: cmd_info(device);
 	case CMD_SET_NODE:
 		return cmd_set_node(device, argv, argc, &src);
 	case CMD_REVOKE:
 		return no_args(id, argv, argc) ?: cmd_revoke(device, force);
+	case CMD_KEYGEN:
+		return cmd_keygen(argv, argc);
 	case CMD_STATS:
 		return no_args(id, argv, argc) ?: cmd_stats(device);
 	case CMD_STATE:

@@ -25,13 +25,16 @@
 #define OPT_LAYOUTS	{ "layout", required_argument, NULL, OPT_LAYOUT }, \
 			{ "tick-us", required_argument, NULL, OPT_TICK }, \
 			{ "epoch-ms", required_argument, NULL, OPT_EPOCH }
+#define OPT_KEYFILE	{ "key", required_argument, NULL, OPT_KEY }
 #define OPT_END		{ NULL, 0, NULL, 0 }
 
 static const struct option opts_generate[] = {
-	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_COUNT, OPT_FORMAT, OPT_END,
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_COUNT, OPT_FORMAT, OPT_KEYFILE,
+	OPT_END,
 };
 static const struct option opts_decode[] = {
-	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_LAYOUTS, OPT_END,
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_LAYOUTS, OPT_KEYFILE,
+	OPT_END,
 };
 static const struct option opts_plain[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_END,
@@ -62,21 +65,23 @@ const struct option opts_all[] = {
 	{ "floor", required_argument, NULL, OPT_FLOOR },
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "force", no_argument, NULL, OPT_FORCE },
-	OPT_LAYOUTS,
+	OPT_LAYOUTS, OPT_KEYFILE,
 	OPT_END,
 };
 
 const struct command commands[CMD_COUNT] = {
 	[CMD_GENERATE] = { NULL, ":d:n:f:hV", opts_generate,
-		"[-n COUNT] [-f dec|hex|b32|uuid|ulid]", NULL,
+		"[-n COUNT] [-f dec|hex|b32|uuid|ulid|public] [--key F]", NULL,
 		"Print COUNT (default 1) fresh 64-bit IDs from " UIDGEN_DEVICE ", one a line.\n",
 		"  -n, --count N       how many IDs to print (decimal, at least 1)\n"
 		"  -f, --format FMT    dec (default), hex (0x and 16 digits), b32 (13 Crockford\n"
 		"                      base32 digits that sort like the IDs), uuid (the ID's\n"
-		"                      lossless UUIDv7, which sorts like it) or ulid (the same\n"
-		"                      128 bits as a ULID)\n" },
+		"                      lossless UUIDv7, which sorts like it), ulid (the same\n"
+		"                      128 bits as a ULID) or public (the opaque token, 13\n"
+		"                      characters: neither time nor order shows; --key)\n"
+		"  --key FILE          the key file of -f public ('uidgen keygen FILE')\n" },
 	[CMD_DECODE] = { "decode", ":d:f:hV", opts_decode,
-		"decode [-f auto|dec|hex|b32|uuid|ulid] ID...",
+		"decode [-f auto|dec|hex|b32|uuid|ulid] [--key F] ID...",
 		"an ID's time, node, slot, sequence, id= and UUID",
 		"Print each ID's time (UTC), node, slot, sequence, the 64-bit ID in decimal\n"
 		"(id=, whatever spelling it was given in) and its UUID, using the layout of\n"
@@ -89,7 +94,9 @@ const struct command commands[CMD_COUNT] = {
 		"                      timestamp, node, slot and sequence, as 'uidgen info'\n"
 		"                      shows them there (default 41/5/5/12)\n"
 		"  --tick-us US        their tick in us (default 1000)\n"
-		"  --epoch-ms MS       their epoch, a Unix time in ms (default 1767225600000)\n" },
+		"  --epoch-ms MS       their epoch, a Unix time in ms (default 1767225600000)\n"
+		"  --key FILE          read public tokens (uidgen -f public) with FILE's keys:\n"
+		"                      13 characters, or the token in decimal\n" },
 	[CMD_INFO] = { "info", ":d:hV", opts_plain, "info",
 		"the loaded module's layout, tick, epoch and node ID",
 		"Print the version, node ID, layout, slots, tick, epoch and last tick of the\n"
@@ -135,6 +142,13 @@ const struct command commands[CMD_COUNT] = {
 		"clean stop: revoke, then save the exact floor to FILE",
 		"Clean stop: revoke the node ID (the fence), then save the exact high water\n"
 		"to FILE as its floor (needs CAP_SYS_ADMIN).\n", NULL },
+	[CMD_KEYGEN] = { "keygen", ":d:hV", opts_plain, "keygen FILE",
+		"add a new current key for public tokens to FILE",
+		"Add a new key, from getrandom(), to the key file of public tokens (-f public,\n"
+		"decode --key), making it the one new tokens use; the keys already there still\n"
+		"open the tokens made under them. FILE is made mode 0640 if it does not exist\n"
+		"(give it to the group that may read it: chgrp GROUP FILE); a file that others\n"
+		"may read, or its group write, is refused.\n", NULL },
 	[CMD_HELP] = { "help", ":d:hV", opts_plain, "help [COMMAND]",
 		"this text, or COMMAND's usage and options",
 		"Print the usage of uidgen, or of COMMAND with its options (the same as\n"
@@ -143,4 +157,4 @@ const struct command commands[CMD_COUNT] = {
 };
 
 const char *const command_list =
-	"the commands are decode, info, set-node, revoke-node, stats, state and help";
+	"the commands are decode, info, set-node, revoke-node, stats, state, keygen and help";
