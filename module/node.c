@@ -368,8 +368,11 @@ int uidgen_node_revoke(struct uidgen_node_ctl *n,
 }
 
 /**
- * uidgen_node_vmfork() - This VM was cloned or restored: revoke at once.
+ * uidgen_node_vmfork() - This VM was cloned or restored: revoke, expedited.
  * @n: the node
+ *
+ * The copy has minted under the node ID since it resumed, until this runs
+ * (from the VM generation ID's ACPI notification); nothing leaves after.
  *
  * Context: process; takes n->lock; bounded (an expedited grace period).
  */
