@@ -14,7 +14,9 @@
 #                   then make bench-compare
 #   make bench-compare  the cost and scale rows of this tree against 1.4.0's
 #                   (BASE=REV for another baseline), in turns in one VM boot:
-#                   a table of both and their ratios (bench/compare.sh)
+#                   a table of both and their ratios (bench/compare.sh); then
+#                   the userspace paths' instructions per ID (callgrind) for
+#                   1.4.0, 2.0.0 and this tree; ICOUNT=1: only those
 #   make bench-lease  500 uidgen-lease agents (device stand-in) against a
 #                   3-member etcd: claim latency, agents outnumbering IDs;
 #                   then the ID clock's offset over 100 restarts, crashes
@@ -182,9 +184,10 @@ bench: setup
 	bench/compare.sh $(if $(BASE),-b $(BASE))
 
 # This tree against a baseline release (by default release 1.4.0: b251b5b)
-# in one VM boot; compare.sh builds both sides its own way.
+# in one VM boot; compare.sh builds both sides its own way. ICOUNT=1: the
+# instruction table alone (compare.sh -i).
 bench-compare: setup
-	bench/compare.sh $(if $(BASE),-b $(BASE)) $(if $(KVER),-k $(KVER))
+	bench/compare.sh $(if $(BASE),-b $(BASE)) $(if $(KVER),-k $(KVER)) $(if $(ICOUNT),-i)
 
 # PostgreSQL keys in a VM (a benchmark, not a test; not in make check).
 bench-pg: setup

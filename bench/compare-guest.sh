@@ -14,7 +14,9 @@
 # for a multiple of 2L rounds). A round runs each side's cost section three
 # times, SIDE-cost-N-K.txt (K 1 to 3), and its scale section twice on each
 # ID layout, SIDE-scale5-N-K.txt and SIDE-scale0-N-K.txt (K 1 and 2; SIDE
-# base or this), in $UIDGEN_VM_OUT; "done" when all rounds have run.
+# base or this), in $UIDGEN_VM_OUT; then the instruction counts of
+# bench/icount-guest.sh, if compare.sh left their list in icount/list;
+# "done" when all have run.
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
 ROUNDS=$1
@@ -110,4 +112,7 @@ while [ "$n" -le "$ROUNDS" ]; do
 	n=$((n + 1))
 done
 rmmod uidgen
+if [ -e "$OUT/icount/list" ]; then
+	bench/icount-guest.sh "$OUT/icount/list" || exit 1
+fi
 : > "$OUT/done"

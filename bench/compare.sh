@@ -4,7 +4,7 @@
 # make bench-compare (and the second half of make bench): this tree's
 # benchmark rows against a baseline release's, in one VM boot.
 #
-#   bench/compare.sh [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-a 'ALIGN...'] [-B | -T]
+#   bench/compare.sh [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-a 'ALIGN...'] [-i] [-B | -T]
 #
 # Under TCG where code lands moves its cost: a jump between two 4 KiB
 # pages of guest code is not chained (QEMU looks its target up every
@@ -51,6 +51,21 @@
 # /root, /dev, /proc and /sys over it and the checkout bound back: OUTDIR
 # and the cache must lie in the checkout or outside those.
 #
+# Then the instruction table: the userspace instructions one ID costs on
+# uidgen_next() with and without the cache and on the userspace Snowflake
+# (and the token encoders, in a libuidgen that has them), counted by
+# valgrind's callgrind in the same VM (bench/uidgen_icount.c,
+# bench/icount-guest.sh), for 1.4.0 (tag v1.4.0, else b251b5b), 2.0.0 (tag
+# v2.0.0, else f0e4ca6) and this tree, whatever -b says; each side's own
+# module and libuidgen, this tree's counting loop. Counts do not move with
+# placement or load, so a row's ratio there is the code's; they cover
+# user mode only (a system call's kernel side is the seconds tables'
+# business). Each side runs twice and the table says whether the two
+# counts agree. The builds are those of layout 0 if -a lists it, else of
+# its first layout (padding between functions runs no instruction).
+# -i: the instruction table alone (layout 0 unless -a names one layout;
+# no seconds rounds; a few minutes).
+#
 # A benchmark, not a test: it prints, and fails only if it cannot run.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,17 +79,20 @@ kver=
 out=
 build_only=
 table_only=
+icount_only=
 aligns="0 512"
-while getopts "b:k:o:r:a:BT" opt; do
+aligns_given=
+while getopts "b:k:o:r:a:iBT" opt; do
 	case $opt in
 	b) base_rev=$OPTARG ;;
 	k) kver=$OPTARG ;;
 	o) out=$OPTARG ;;
 	r) rounds=$OPTARG ;;
-	a) aligns=$OPTARG ;;
+	a) aligns=$OPTARG aligns_given=1 ;;
+	i) icount_only=1 ;;
 	B) build_only=1 ;;
 	T) table_only=1 ;;
-	*) die "usage: $0 [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-a 'ALIGN...'] [-B | -T]" ;;
+	*) die "usage: $0 [-b REV] [-k KVER] [-o OUTDIR] [-r ROUNDS] [-a 'ALIGN...'] [-i] [-B | -T]" ;;
 	esac
 done
 # Paths as the caller gave them, before the cd.
@@ -87,11 +105,19 @@ case $repo/ in "$out"/*) die "-o $out holds the checkout: it is emptied on every
 
 # -T: the run's own baseline, kernel and layouts, not this call's.
 if [ -n "$table_only" ]; then
-	[ -e "$out/meta" ] && [ -e "$out/done" ] || die "no finished run in $out"
+	[ -e "$out/meta" ] && { [ -e "$out/done" ] || [ -e "$out/icount-done" ]; } || die "no finished run in $out"
 	# shellcheck source=/dev/null
 	. "$out/meta"
 fi
 
+# -i: one layout, 0 unless -a named one; no rounds.
+if [ -n "$icount_only" ] && [ -z "$table_only" ]; then
+	[ -n "$aligns_given" ] || aligns=0
+	# shellcheck disable=SC2086
+	set -- $aligns
+	[ $# -eq 1 ] || die "-i runs one layout: -a names one, not '$aligns'"
+	[ -z "$rounds" ] || die "-i runs no rounds: no -r"
+fi
 # shellcheck disable=SC2086
 set -- $aligns
 [ $# -ge 1 ] || die "-a wants at least one layout"
@@ -110,7 +136,9 @@ for a in "$@"; do
 done
 aligns="$*"
 [ -n "$rounds" ] || rounds=$((2 * nlay))
-[ "$rounds" -ge 1 ] 2>/dev/null && [ $((rounds % (2 * nlay))) -eq 0 ] ||
+[ -z "$icount_only" ] || [ -n "$table_only" ] || rounds=0
+[ -n "$icount_only" ] ||
+	{ [ "$rounds" -ge 1 ] 2>/dev/null && [ $((rounds % (2 * nlay))) -eq 0 ]; } ||
 	die "-r wants a multiple of $((2 * nlay)) (each of the $nlay layouts twice, each side first once), not '$rounds'"
 for d in "$out" "$cache"; do
 	case $d/ in
@@ -145,15 +173,21 @@ build() {
 
 # The baseline's commit and the recipe of its build (the cache's key);
 # -T has the run's, from its meta file.
+# release VERSION COMMIT: the release's tag if the tree has it, else its
+# commit.
+release() {
+	if git rev-parse -q --verify "v$1^{commit}" > /dev/null; then echo "v$1"; else echo "$2"; fi
+}
 if [ -z "$table_only" ]; then
 	if [ -z "$base_rev" ]; then
-		if git rev-parse -q --verify 'v1.4.0^{commit}' > /dev/null; then
-			base_rev=v1.4.0
-		else
-			base_rev=b251b5ba13e5a1178f57ba1a3a909e4f0e323d12
-			base_note=" (no tag v1.4.0 here)"
-		fi
+		base_rev=$(release 1.4.0 b251b5ba13e5a1178f57ba1a3a909e4f0e323d12)
+		[ "$base_rev" = v1.4.0 ] || base_note=" (no tag v1.4.0 here)"
 	fi
+	# The instruction table's releases, whatever -b says.
+	icount_14=$(git rev-parse -q --verify "$(release 1.4.0 b251b5ba13e5a1178f57ba1a3a909e4f0e323d12)^{commit}") ||
+		die "no commit for 1.4.0 (tag v1.4.0 or b251b5b)"
+	icount_20=$(git rev-parse -q --verify "$(release 2.0.0 f0e4ca62a0b758acbe8213fa0f7c77b0272ec726)^{commit}") ||
+		die "no commit for 2.0.0 (tag v2.0.0 or f0e4ca6)"
 	commit=$(git rev-parse -q --verify "$base_rev^{commit}") || die "no commit '$base_rev'"
 	version=$({ git show "$commit:module/internal.h" 2>/dev/null || :; } |
 		sed -n 's/^#define UIDGEN_VERSION_STR[[:space:]]*"\(.*\)"/\1/p')
@@ -181,23 +215,25 @@ layout() {
 	*) echo "align$1" ;;
 	esac
 }
-base_dir() { echo "$cache/$commit/$kver/$(layout "$1")-$recipe"; }
+# base_dir ALIGN [COMMIT]: the baseline's build (default: -b's commit).
+base_dir() { echo "$cache/${2:-$commit}/$kver/$(layout "$1")-$recipe"; }
 this_dir() { echo "$out/this-$(layout "$1")"; }
 
 if [ -z "$table_only" ]; then
 	# The baseline's builds, once per commit, kernel, layout and recipe:
 	# each made in a scratch directory beside it and renamed into place,
 	# so a build that fails or is interrupted leaves nothing that looks
-	# built.
-	for a in $aligns; do
-		base=$(base_dir "$a")
-		[ ! -e "$base/bench/uidgen_bench" ] || continue
+	# built. build_base REV NOTE COMMIT ALIGN.
+	build_base() {
+		local base
+		base=$(base_dir "$4" "$3")
+		[ ! -e "$base/bench/uidgen_bench" ] || return 0
 		mkdir -p "$(dirname "$base")"
 		tmp=$(mktemp -d "$base.build.XXXXXX")
 		trap 'rm -rf "$tmp" "$tmp.log"' EXIT
-		echo "== building the baseline $base_rev$base_note ($commit) for $kver, $(layout "$a"), in $base"
-		git archive "$commit" | tar -x -C "$tmp"
-		if ! build "$tmp" "$a" > "$tmp.log" 2>&1; then
+		echo "== building the baseline $1$2 ($3) for $kver, $(layout "$4"), in $base"
+		git archive "$3" | tar -x -C "$tmp"
+		if ! build "$tmp" "$4" > "$tmp.log" 2>&1; then
 			tail -n 30 "$tmp.log"
 			trap - EXIT
 			rm -rf "$tmp"
@@ -207,8 +243,20 @@ if [ -z "$table_only" ]; then
 		rm -rf "$base"
 		mv "$tmp" "$base"
 		trap - EXIT
-	done
-	[ -z "$build_only" ] || { echo "== baseline $base_rev ($commit) built in $cache/$commit/$kver"; exit 0; }
+	}
+	if [ -z "$icount_only" ]; then
+		for a in $aligns; do
+			build_base "$base_rev" "$base_note" "$commit" "$a"
+		done
+	fi
+	# The instruction table's layout: 0 if listed, else the first.
+	case " $aligns " in
+	*" 0 "*) ilay=0 ;;
+	*) ilay=${aligns%% *} ;;
+	esac
+	build_base 1.4.0 "" "$icount_14" "$ilay"
+	build_base 2.0.0 "" "$icount_20" "$ilay"
+	[ -z "$build_only" ] || { echo "== baselines built in $cache"; exit 0; }
 
 	# This tree's work tree, uncommitted changes included, once per layout.
 	rm -rf "$out"
@@ -228,31 +276,96 @@ if [ -z "$table_only" ]; then
 		fi
 		pairs="$pairs $(base_dir "$a") $(this_dir "$a")"
 	done
+	# The counting loop, from this tree's source, against each side's
+	# library; which side runs what (bench/icount-guest.sh).
+	mkdir -p "$out/icount"
+	for side in 1.4.0:$(base_dir "$ilay" "$icount_14") 2.0.0:$(base_dir "$ilay" "$icount_20") this:$(this_dir "$ilay"); do
+		if ! make -C "$out/src/bench" icount TREE="${side#*:}" ICOUNT_OUT="$out/icount/uidgen_icount-${side%%:*}" \
+			> "$out/build.log" 2>&1; then
+			tail -n 30 "$out/build.log" >&2
+			die "uidgen_icount against ${side%%:*}'s libuidgen did not build (log: $out/build.log)"
+		fi
+		echo "${side%%:*} ${side#*:} $out/icount/uidgen_icount-${side%%:*}"
+	done > "$out/icount/list"
 	{
 		printf 'aligns=%q\nrounds=%q\nkver=%q\ncommit=%q\nbase_rev=%q\n' \
 			"$aligns" "$rounds" "$kver" "$commit" "$base_rev"
 		printf 'base_note=%q\nversion=%q\nmeta_recipe=%q\ncache=%q\n' \
 			"$base_note" "$version" "$recipe" "$cache"
+		printf 'icount_only=%q\nicount_14=%q\nicount_20=%q\nilay=%q\n' \
+			"$icount_only" "$icount_14" "$icount_20" "$ilay"
 	} > "$out/meta"
-	echo "== uidgen bench, this tree ($(git describe --always --dirty)) against ${version:-?} (${commit:0:12}$base_note)," \
-		"$(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, $rounds rounds;" \
-		"layouts in turn:$(for a in $aligns; do printf ' %s' "$(layout "$a")"; done)"
 	start=$SECONDS
 	rc=0
-	# A round takes about 190 s in the VM.
-	# shellcheck disable=SC2086
-	VM_TIMEOUT=${VM_TIMEOUT:-$((300 + 260 * rounds))} \
-		tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$rounds" $pairs > "$out/vm.log" 2>&1 || rc=$?
+	if [ -n "$icount_only" ]; then
+		echo "== uidgen instruction counts, this tree ($(git describe --always --dirty)) against 1.4.0" \
+			"(${icount_14:0:12}) and 2.0.0 (${icount_20:0:12}), $(date -u +%Y-%m-%d), kernel $kver, QEMU TCG," \
+			"valgrind $(valgrind --version 2>/dev/null | sed 's/^valgrind-//'), $(layout "$ilay") builds"
+		VM_TIMEOUT=${VM_TIMEOUT:-1200} \
+			tests/qemu/vm.sh -k "$kver" -o "$out" bench/icount-guest.sh "$out/icount/list" > "$out/vm.log" 2>&1 || rc=$?
+		fin=$out/icount-done
+	else
+		echo "== uidgen bench, this tree ($(git describe --always --dirty)) against ${version:-?} (${commit:0:12}$base_note)," \
+			"$(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, $rounds rounds;" \
+			"layouts in turn:$(for a in $aligns; do printf ' %s' "$(layout "$a")"; done)"
+		# A round takes about 190 s in the VM; the instruction counts
+		# about 10 minutes.
+		# shellcheck disable=SC2086
+		VM_TIMEOUT=${VM_TIMEOUT:-$((900 + 260 * rounds))} \
+			tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$rounds" $pairs > "$out/vm.log" 2>&1 || rc=$?
+		fin=$out/done
+	fi
 	echo "== VM: $((SECONDS - start)) s (vm.sh exit $rc; its output in $out/vm.log)"
 	# 125: the turns ran but the kernel log has a warning; say so and
 	# still print the table.
-	if [ "$rc" -eq 125 ] && [ -e "$out/done" ]; then
+	if [ "$rc" -eq 125 ] && [ -e "$fin" ]; then
 		echo "== the kernel log has a warning, oops or BUG: $out/dmesg.txt"
-	elif [ "$rc" -ne 0 ] || [ ! -e "$out/done" ]; then
+	elif [ "$rc" -ne 0 ] || [ ! -e "$fin" ]; then
 		grep -v '^\[ *[0-9.]*\]' "$out/vm.log" | tail -n 30
 		die "the VM run did not finish"
 	fi
 fi
+# The instruction table from icount-SIDE-K.txt (bench/icount-guest.sh):
+# per row each side's instructions per ID in pass 1, the ratio of this
+# tree's to 2.0.0's, and whether pass 2 counted the same.
+icount_table() {
+	[ -e "$out/icount-done" ] || { echo "# no instruction counts in $out"; return; }
+	awk -F'\t' '
+		{ side = FILENAME; sub(/.*\/icount-/, "", side); pass = side; sub(/-[0-9]+\.txt$/, "", side)
+		  sub(/.*-/, "", pass); sub(/\.txt$/, "", pass)
+		  if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+		  ir[side, $1, pass] = $2; ids[side, $1, pass] = $3 }
+		function per(s, r) { return (s SUBSEP r SUBSEP 1) in ir ? sprintf("%10.2f", ir[s, r, 1] / ids[s, r, 1]) : sprintf("%10s", "-") }
+		END {
+			printf "%-44s %10s %10s %10s %10s\n", "row (user-mode instructions per ID, callgrind)", "1.4.0", "2.0.0", "this tree", "this/2.0.0"
+			same = 0; all = 0; diff = ""
+			for (i = 1; i <= n; i++) {
+				r = order[i]
+				q = sprintf("%10s", "-")
+				if ((("2.0.0" SUBSEP r SUBSEP 1) in ir) && (("this" SUBSEP r SUBSEP 1) in ir))
+					q = sprintf("%10.3f", ir["this", r, 1] / ir["2.0.0", r, 1])
+				printf "%-44s %s %s %s %s\n", r, per("1.4.0", r), per("2.0.0", r), per("this", r), q
+				for (k = 1; k <= 3; k++) {
+					s = k == 1 ? "1.4.0" : k == 2 ? "2.0.0" : "this"
+					if (!((s SUBSEP r SUBSEP 1) in ir)) continue
+					all++
+					if (ir[s, r, 1] == ir[s, r, 2] && ids[s, r, 1] == ids[s, r, 2]) same++
+					else diff = diff sprintf("\n#   %s, %s: %s and %s", s, r, ir[s, r, 1], (s SUBSEP r SUBSEP 2) in ir ? ir[s, r, 2] : "none")
+				}
+			}
+			printf "# %d IDs per row after %d uncounted, each side its own module and libuidgen, this tree%ss loop\n", ids["this", order[1], 1], 65536, "\047"
+			printf "# (its few instructions per ID in every row). User mode only: a system call%ss kernel\n", "\047"
+			printf "# side is not counted (read(), RESERVE: the seconds tables), and valgrind gives the\n"
+			printf "# program no vDSO, so every clock read is libc%ss clock_gettime() making the system call\n", "\047"
+			printf "# (libuidgen finds no vDSO function), on every side alike. A 60 s tick: no run goes stale.\n"
+			printf "# Two passes: %d of %d counts the same to the instruction%s\n", same, all, (same == all ? "." : (", not:" diff))
+		}' "$out"/icount-*-[12].txt | tee "$out/icount-table.txt"
+}
+if [ -n "$icount_only" ]; then
+	icount_table
+	exit 0
+fi
+
 grep -h '^# layout' "$out"/base-cost-1-1.txt "$out"/this-cost-1-1.txt |
 	sed '1s/^# /# baseline: /; 2s/^# /# this tree: /'
 
@@ -353,3 +466,4 @@ for a in $aligns; do
 		"uidgen.ko:$(straddle "$(base_dir "$a")/module/uidgen.ko"); this tree: uidgen_bench:$(straddle "$(this_dir "$a")/bench/uidgen_bench")," \
 		"uidgen.ko:$(straddle "$(this_dir "$a")/module/uidgen.ko")"
 done | tee -a "$out/table.txt"
+icount_table | tee -a "$out/table.txt"

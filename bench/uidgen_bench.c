@@ -31,6 +31,7 @@
 
 #include <linux/uidgen.h>
 #include "uidgen.h"
+#include "snowflake.h"
 
 #define ROUNDS		25
 #define ROUND_NS	20000000ULL
@@ -214,36 +215,13 @@ static long op_uuid_time(struct ctx *c)
 	return 1;
 }
 
-/*
- * A plain userspace Snowflake in this process: one 64-bit state (tick <<
- * seq_bits | seq), advanced by compare-and-swap, and the wall clock read
- * for every ID. Same layout as the module's, so the same IDs per tick.
- * The epoch and the tick in us, worked out once from INFO's ns (as 1.4.0's
- * INFO gave them): the loop divides once per ID, as a Snowflake does.
- */
-static uint64_t sf_state, sf_epoch_us, sf_tick_us;
-
+/* The userspace Snowflake of snowflake.h, one ID per loop. */
 static long op_snowflake(struct ctx *c)
 {
-	unsigned int low = info.node_bits + info.slot_bits;
-	uint64_t old, new, now, tick;
-	struct timespec ts;
 	uint32_t i;
 
-	for (i = 0; i < c->n; i++) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		tick = ((uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 -
-			sf_epoch_us) / sf_tick_us;
-		now = tick << info.seq_bits;
-		old = __atomic_load_n(&sf_state, __ATOMIC_RELAXED);
-		do {
-			new = old + 1 > now ? old + 1 : now;
-		} while (!__atomic_compare_exchange_n(&sf_state, &old, new, 0,
-						      __ATOMIC_SEQ_CST,
-						      __ATOMIC_RELAXED));
-		c->buf[i] = (new >> info.seq_bits) << (low + info.seq_bits) |
-			    (new & ((1ULL << info.seq_bits) - 1));
-	}
+	for (i = 0; i < c->n; i++)
+		c->buf[i] = sf_next();
 	return c->n;
 }
 
@@ -641,6 +619,8 @@ int main(int argc, char **argv)
 	close(fd);
 	sf_epoch_us = info.epoch_unix_ns / 1000;
 	sf_tick_us = info.tick_ns / 1000;
+	sf_seq_bits = info.seq_bits;
+	sf_low_bits = info.node_bits + info.slot_bits;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (argc == 2 && !strcmp(argv[1], "cost"))
