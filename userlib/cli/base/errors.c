@@ -117,7 +117,7 @@ void say_held(struct uidgen *g)
 {
 	struct uidgen_info info = { .size = sizeof(info) };
 
-	if (uidgen_info(g, &info) || info.node_state != UIDGEN_NODE_STATE_ACTIVE ||
+	if (uidgen_info(g, &info) < 0 || info.node_state != UIDGEN_NODE_STATE_ACTIVE ||
 	    !info.token)
 		return;
 	fprintf(stderr, "%s: node ID %u is held under fencing token %llu (uidgen-lease keeps it): stop uidgen-lease to give it up, or '%s revoke-node --force'\n",
