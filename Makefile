@@ -16,7 +16,7 @@
 #                   (BASE=REV for another baseline), in turns in one VM boot:
 #                   a table of both and their ratios (bench/compare.sh); then
 #                   the userspace paths' instructions per ID (callgrind) for
-#                   1.4.0, 2.0.0 and this tree; ICOUNT=1: only those
+#                   releases 1.4 and 2.0 and this tree; ICOUNT=1: only those
 #   make bench-lease  500 uidgen-lease agents (device stand-in) against a
 #                   3-member etcd: claim latency, agents outnumbering IDs;
 #                   then the ID clock's offset over 100 restarts, crashes
