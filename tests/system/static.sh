@@ -18,8 +18,11 @@
 # power-on to the service's first ID.
 #
 #   tests/system/static.sh [-o OUTDIR]
-# $SYSTEM_PLAN: the boots after the first, each "reboot", "reset" or
-# "kill" (default: reboot reset). Prints TAP and a "# Totals:" line; exit
+# $SYSTEM_PLAN: the boots after the first, each "reboot", "reset", "kill"
+# or "kill-behind" (killed, powered on with the clock 10 minutes behind;
+# it stays behind for the boots after it). Default: 10 boots, 5 of them
+# ended by a hard reset or a kill: reboot reset kill reset reboot
+# kill-behind reset reboot reset. Prints TAP and a "# Totals:" line; exit
 # status 1 on any failure. Needs root, QEMU, and the archive for the
 # first image build (tests/system/image.sh).
 set -uo pipefail
@@ -37,7 +40,8 @@ while getopts "o:" opt; do
 done
 kver=guest
 host_out system-static
-plan=${SYSTEM_PLAN:-reboot reset}
+plan=${SYSTEM_PLAN:-reboot reset kill reset reboot kill-behind reset reboot reset}
+behind_min=10
 run=$out/run
 guide=Documentation/admin-guide.rst
 version=$(make -s --no-print-directory version)
@@ -89,9 +93,10 @@ check "the guest could not have fetched from Debian's archive (apt-get update ge
 	 ! grep -q "^Get:" "$out/apt-update.log"'
 gkver=$(m_ssh "$run" uname -r)
 check "DKMS built and installed uidgen $version for the guest's kernel ($gkver)" \
-	'm_ssh "$run" dkms status uidgen | tee /dev/stderr | grep -qx "uidgen/$version, $gkver, x86_64: installed" &&
-	 m_ssh "$run" modinfo -n uidgen | grep -q "^/lib/modules/$gkver/updates/dkms/uidgen.ko"'
-check "node ID 7 is active" 'm_ssh "$run" uidgen info | tee /dev/stderr | grep -q "node.*7"'
+	'm_ssh "$run" "dkms status uidgen; modinfo -n uidgen" > "$out/dkms-status" && cat "$out/dkms-status" &&
+	 grep -qx "uidgen/$version, $gkver, x86_64: installed" "$out/dkms-status" &&
+	 grep -q "^/lib/modules/$gkver/updates/dkms/uidgen.ko" "$out/dkms-status"'
+check "node ID 7 is active" 'm_ssh "$run" uidgen info > "$out/info" && cat "$out/info" && grep -q "node.*7" "$out/info"'
 
 layout=$(m_ssh "$run" 'cd /sys/module/uidgen/parameters && echo $(cat node_bits slot_bits seq_bits)')
 
@@ -121,19 +126,31 @@ boot_checks() {
 		m_ssh "$run" "cat /var/lib/uidgen-test/$id.first" > "$out/first-$b" 2> /dev/null && break
 		sleep 1
 	done
-	check "boot $b: the service's first ID came at once ($(cat "$out/first-$b"))" \
+	check "boot $b: the service's first ID came at once ($(head -n 1 "$out/first-$b"))" \
 		'grep -Eq "^[0-9.]+ 0x[0-9a-f]{16}$" "$out/first-$b"'
 	check "boot $b: uidgen-state.service restored the floor before the service started" \
 		'm_ssh "$run" "systemctl show -P ExecMainExitTimestampMonotonic uidgen-state.service;
 			systemctl show -P ExecMainStartTimestampMonotonic uidgen-test-app.service;
-			systemctl is-active uidgen-state.service uidgen-persist.service uidgen-test-app.service" |
-			tee /dev/stderr | { read -r s; read -r a; [ "$s" -gt 0 ] && [ "$a" -ge "$s" ]; } &&
-		 m_ssh "$run" journalctl -b -k | grep -q "uidgen: node ID 7 assigned (floor [0-9]* ms; grant mode"'
+			systemctl is-active uidgen-state.service uidgen-persist.service uidgen-test-app.service;
+			journalctl -b -k -o cat" > "$out/order-$b" && cat "$out/order-$b" &&
+		 { read -r s; read -r a; [ "$s" -gt 0 ] && [ "$a" -ge "$s" ]; } < "$out/order-$b" &&
+		 [ "$(sed -n 3,5p "$out/order-$b" | tr "\n" " ")" = "active active active " ] &&
+		 grep -q "uidgen: node ID 7 assigned (floor [0-9]* ms; grant mode" "$out/order-$b"'
+}
+
+# kernel_log_clean WHAT: no warning, oops, BUG or stall in this boot's
+# kernel log so far (as tests/qemu/vm.sh's), read before the boot ends.
+kernel_log_clean() {
+	check "$1: the kernel log shows no warning, oops, BUG or stall" \
+		'm_ssh "$run" journalctl -b -k -o cat > "$out/kernel-$n.log" &&
+		 grep -q "uidgen: node ID 7 assigned" "$out/kernel-$n.log" &&
+		 ! grep -E "WARNING:|BUG:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|RCU stall|rcu: INFO|blocked for more than|soft lockup" "$out/kernel-$n.log"'
 }
 
 b=0
 echo "0 start" > "$out/plan"
 for step in $plan; do
+	kernel_log_clean "boot $b"
 	start_readers "$b"
 	sleep 10
 	b=$((b + 1))
@@ -143,6 +160,9 @@ for step in $plan; do
 	reset) check "boot $b: hard reset (system_reset) while readers run" 'm_reset "$run" > "$out/login-$b"' ;;
 	kill) check "boot $b: QEMU killed while readers run, powered on again" \
 		'm_kill "$run" && m_boot "$run" > "$out/login-$b"' ;;
+	kill-behind) behind=$(date -u -d "-$behind_min min" +%FT%T)
+		check "boot $b: QEMU killed while readers run, powered on with the clock $behind_min minutes behind ($behind)" \
+		'm_kill "$run" && m_boot "$run" -rtc "base=$behind" > "$out/login-$b"' ;;
 	*) echo "$0: unknown step '$step' in SYSTEM_PLAN" >&2; exit 2 ;;
 	esac
 	stop_readers
@@ -153,12 +173,50 @@ start_readers "$b"
 sleep 10
 stop_readers
 
+kernel_log_clean "boot $b (the last)"
+
+# The ordering is what keeps the service from starting before its IDs are
+# safe: with the restore held up 20 s (a drop-in's ExecStartPre), the
+# service without After= and Requires= starts first and finds no ID to
+# take (ENOENT or EADDRNOTAVAIL); with them it waits, and its first ID
+# comes after the restore.
+m_ssh "$run" 'mkdir -p /etc/systemd/system/uidgen-state.service.d &&
+	printf "[Service]\nExecStartPre=/bin/sleep 20\n" > /etc/systemd/system/uidgen-state.service.d/slow.conf'
+sed '/^After=uidgen-state.service$/d; /^Requires=uidgen-state.service$/d' \
+	tests/system/guest/uidgen-test-app.service > "$out/unordered.service"
+m_put "$run" "$out/unordered.service" /etc/systemd/system/uidgen-test-app.service
+for order in without with; do
+	b=$((b + 1))
+	echo "$b reboot ($order the ordering)" >> "$out/plan"
+	check "boot $b: reboot, the restore held up 20 s, the service $order After=/Requires=" \
+		'm_ssh "$run" systemctl daemon-reload && m_reboot "$run" > "$out/login-$b"'
+	id=$(sed -n "$((b + 1))p" "$run/boots" | cut -d' ' -f1)
+	for i in $(seq 120); do
+		m_ssh "$run" "cat /var/lib/uidgen-test/$id.first" > "$out/first-$b" 2> /dev/null && break
+		sleep 1
+	done
+	if [ $order = without ]; then
+		unordered_boot=$id
+		check "boot $b: without the ordering the service started first and had no ID ($(head -n 1 "$out/first-$b"))" \
+			'grep -Eq "^failed [0-9.]+ uidgen: .*(No such file or directory|Cannot assign requested address)" "$out/first-$b"'
+		m_put "$run" tests/system/guest/uidgen-test-app.service /etc/systemd/system/uidgen-test-app.service
+	else
+		check "boot $b: with it the service waited for the restore and had its first ID ($(head -n 1 "$out/first-$b"))" \
+			'grep -Eq "^[0-9.]+ 0x[0-9a-f]{16}$" "$out/first-$b" &&
+			 m_ssh "$run" "systemctl show -P ExecMainExitTimestampMonotonic uidgen-state.service;
+				systemctl show -P ExecMainStartTimestampMonotonic uidgen-test-app.service" > "$out/order-$b" &&
+			 { read -r s; read -r a; [ "$s" -gt 20000000 ] && [ "$a" -ge "$s" ]; } < "$out/order-$b"'
+	fi
+done
+m_ssh "$run" rm -r /etc/systemd/system/uidgen-state.service.d
 # Every ID the service wrote, by boot.
 m_ssh "$run" 'cd /var/lib/uidgen-test && for f in *.ids; do sed "s/^/${f%.ids} /" "$f"; done' > "$out/ids/app"
 check "the guest powers off cleanly" 'm_stop "$run"'
 
+# The boot whose service had no ID (and no reader ran) has none to check.
+grep -v "^${unordered_boot:-none} " "$run/boots" > "$out/boots-checked"
 check "all IDs of all boots: no repeat, node ID 7, each boot's after the boots before it" \
-	'python3 tests/system/ids-check.py "$run/boots" "$out/ids" 7 $layout | tee "$out/ids-check.txt"'
+	'python3 tests/system/ids-check.py "$out/boots-checked" "$out/ids" 7 $layout | tee "$out/ids-check.txt"'
 
 # The note: boot to first ID.
 while read -r b step; do
@@ -167,6 +225,6 @@ while read -r b step; do
 	[ -n "$up" ] || continue
 	printf '# boot %s (%s): login %ss after it; kernel start +%ss, first ID at uptime %ss: %.1fs from %s to the first ID\n' \
 		"$b" "$step" "$login" "$kstart" "$up" "$(echo "$kstart + $up" | bc)" \
-		"$([ "$step" = reboot ] && echo "the reboot command" || echo "power-on")"
+		"$(case $step in reboot*) echo "the reboot command" ;; *) echo "power-on" ;; esac)"
 done < "$out/plan"
 tap_end
