@@ -26,6 +26,10 @@
 #   make docs       Documentation/ as HTML in build/docs/html (sphinx)
 #   make kunit      KUnit alone (debug kernel cached in /var/cache/uidgen-kunit)
 #   make check-kcsan  the concurrency, node and fault suites on a KCSAN kernel
+#   make check-system  the user's own machine: a Debian 12 guest that boots
+#                   with systemd (disk image cached in /var/cache/uidgen-system)
+#                   installs make deb's packages as the admin guide says,
+#                   reboots and is reset; no ID repeats (tests/system/)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make upstream   the module as a kernel patch series (git format-patch,
 #                   build/upstream/) for Debian's linux-source-6.12:
@@ -205,6 +209,11 @@ check-kcsan: setup
 	test -r /var/cache/uidgen-kunit/build/.config || tests/kunit/run.sh
 	tests/qemu/debug-vm.sh -k kcsan
 
+# The user's own machine (tests/system/static.sh; not in CI yet): the
+# first run builds the guest's disk from Debian's archive (mmdebstrap).
+check-system: setup
+	tests/system/static.sh
+
 style:
 	tests/style.sh
 
@@ -327,4 +336,4 @@ clean:
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib lease check-cluster check-system bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

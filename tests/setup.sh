@@ -14,7 +14,7 @@ kmod cpio gzip util-linux busybox-static qemu-system-x86
 linux-image-amd64 linux-headers-amd64"
 pkgs="make gcc libc6-dev gcc-multilib kmod cpio gzip xz-utils util-linux
 linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64 linux-headers-6.12-amd64
-qemu-system-x86 busybox-static
+qemu-system-x86 busybox-static qemu-utils mmdebstrap openssh-client
 linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-nox sparse valgrind
 clang pkg-config man-db dkms python3-sphinx debhelper dh-dkms dpkg-dev lintian
 build-essential git systemd spin python3-ply python3-git
