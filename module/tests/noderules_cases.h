@@ -79,7 +79,7 @@ struct uidgen_rules_case {
 #define RV(nd, tok, frc) {						\
 	.node_id = (nd), .token = (tok), .force = (frc) }
 /* A token far above any a store hands out: a bogus claim's. */
-#define R_BOGUS		(1ULL << 60)
+#define R_BOGUS		(U64_MAX >> 4)
 
 static const struct uidgen_rules_case uidgen_rules_cases[] = {
 	/* Assignment */
