@@ -35,7 +35,7 @@ FIXTURE(fault) {
 
 /* Open the device and claim a node ID (util.h); 0 or the errno. */
 static int open_and_claim(int *fd, struct uidgen_info *info, uint32_t *node,
-		       int *assigned)
+			  int *assigned)
 {
 	int err;
 

@@ -35,9 +35,10 @@ FIXTURE_SETUP(wait)
 	if (self->info.slot_bits != 0 || self->info.seq_bits != 2 ||
 	    self->info.tick_ns != 2000000000ULL) {
 		close(self->fd);
-		SKIP(return, "layout %u slot bits, %u seq bits, %llu ns ticks: load with slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000",
+		SKIP(return, "layout %u/%u/%llu ns: load with %s",
 		     self->info.slot_bits, self->info.seq_bits,
-		     (unsigned long long)self->info.tick_ns);
+		     (unsigned long long)self->info.tick_ns,
+		     "slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000");
 	}
 	err = node_claim(self->fd, &self->info, &self->assigned);
 	if (err == EPERM) {
