@@ -1162,7 +1162,7 @@ static int install(struct agent *a)
 		    a->node, a->token);
 		return r;
 	case -EDOM:
-		say("node %u: its floor in etcd (%" PRIu64 " ms) is more than %llu h ahead of this machine's clock: fix this machine's clock (timedatectl; NTP), or, if the floor is the wrong one, the floor in etcd (fleet.rst)",
+		say("node %u: its floor in etcd (%" PRIu64 " ms) is more than %llu h ahead of this machine's clock: fix this machine's clock (timedatectl; NTP) and reload the module (its clock is anchored at load), or, if the floor is the wrong one, the floor in etcd (fleet.rst)",
 		    a->node, a->floor_ms, UIDGEN_FLOOR_AHEAD_MAX_NS / 3600000000000ULL);
 		return r;
 	default:

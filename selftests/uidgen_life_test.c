@@ -416,10 +416,11 @@ TEST_F(life, untokened_cannot_touch_a_tokened_claim)
 {
 	uint64_t t = boottime_ns(), id;	/* above every token this load saw */
 	uint64_t grant = (now_ms() + 3600 * 1000) * MS;
+	uint64_t deadline = boottime_ns() + 3000 * MS;
 	struct uidgen_info in;
 
 	ASSERT_EQ(0, assign(self->fd, UIDGEN_ASSIGN_NEW, NODE, 0, grant,
-			    boottime_ns() + 500 * MS, t));
+			    deadline, t));
 	errno = 0;
 	EXPECT_EQ(-1, renew(self->fd, NODE, grant + 1000 * MS,
 			    boottime_ns() + 60000 * MS, 0));
@@ -435,13 +436,16 @@ TEST_F(life, untokened_cannot_touch_a_tokened_claim)
 	EXPECT_EQ(-1, node_revoke(self->fd, NODE, 0));
 	EXPECT_EQ(ESTALE, errno);
 	ASSERT_EQ(0, get_info(self->fd, &in));
+	/* A guest stalled past the deadline proves nothing either way. */
+	if (boottime_ns() >= deadline)
+		SKIP(return, "the lease ended before the checks were done (a stalled guest)");
 	EXPECT_EQ(UIDGEN_NODE_STATE_ACTIVE, in.node_state);
 	EXPECT_EQ(t, in.token);
-	EXPECT_GT(in.deadline_boot_ns, boottime_ns());
-	EXPECT_GE(boottime_ns() + 500 * MS, in.deadline_boot_ns);
+	EXPECT_EQ(deadline, in.deadline_boot_ns);
 	ASSERT_EQ(8, read(self->fd, &id, 8));
 	/* The deadline its holder set still ends it. */
-	usleep(700000);
+	while (boottime_ns() < deadline + 200 * MS)
+		usleep(50000);
 	errno = 0;
 	EXPECT_EQ(-1, read(self->fd, &id, 8));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
@@ -485,7 +489,8 @@ TEST_F(life, forced_revoke_forgets_a_bogus_token)
  */
 TEST_F(life, floor_far_ahead_is_refused)
 {
-	uint64_t now = now_ms() * MS, id;
+	/* The ID clock: the bound's anchor is at or below it, however set. */
+	uint64_t now = param_long("../../../class/misc/uid/now_ms") * MS, id;
 	uint64_t year = 365ULL * 24 * 3600 * 1000 * MS;
 	struct uidgen_info in, was;
 

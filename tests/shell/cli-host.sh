@@ -173,13 +173,13 @@ for h in "$($U --help)" "$($U state restore --help)" "$($U state keep --help)"; 
 	is "help says nothing of '0: no grant limit'" "$(printf '%s\n' "$h" | grep -c 'no grant limit')" 0
 done
 like "state restore --help: 0 is refused" "$($U state restore --help)" \
-	"^  --ahead-ms MS +.*\(default 60000, 1 to 86400000; 0 is refused"
+	"^  --ahead-ms MS +.*\(default 60000, 1 to 3600000; 0 is refused"
 fails "state restore --ahead-ms 0" 2 \
 	"uidgen: state restore needs --ahead-ms above 0: with no grant the kernel would issue past what $tmp/st holds, and a crash could repeat IDs; leave it out for the default, 60000" \
 	state restore "$tmp/st" --ahead-ms 0
 
 fails "state restore --ahead-ms 2^64-1" 2 \
-	"uidgen: --ahead-ms '18446744073709551615': too large, at most 86400000" \
+	"uidgen: --ahead-ms '18446744073709551615': too large, at most 3600000" \
 	state restore "$tmp/st" --ahead-ms 18446744073709551615
 
 # --- Usage errors name the next step (19.8) --------------------------------

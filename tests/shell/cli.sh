@@ -368,6 +368,18 @@ ok "set-node N --floor at the file's floor is fine" \
 $U revoke-node
 rm -f $mine
 
+# A state file whose floor is two days ahead (a clock or a file that is
+# wrong) is refused (EDOM), says what to do, and is left as it was: a
+# retry once the clock is right finds the same floor, not one further on.
+far=$(( $(date +%s%3N) + 2 * 86400000 ))
+printf 'node_id=%s\nfloor_ms=%s\n' "$node" "$far" > /tmp/cli-far.state
+err=$($U state restore /tmp/cli-far.state --ahead-ms 20000 2>&1); rc=$?
+is "restore of a floor two days ahead exits 1" "$rc" 1
+like "and says what to do" "$err" "the floor is more than 24 hours ahead of this machine's clock: check the clock"
+is "and leaves the file as it was" "$(sed -n 's/^floor_ms=//p' /tmp/cli-far.state)" "$far"
+like "and assigns nothing" "$($U info)" "^node_id: +unassigned "
+rm -f /tmp/cli-far.state
+
 # Restore: persist a grant mark ahead, then node + floor + grant at once.
 # 20 s ahead: room for a slow VM to get through the checks below before
 # the grant is reached.

@@ -19,8 +19,13 @@
 /* The CLI's times are Unix ms (state files, output); the uapi's ns. */
 #define NS_PER_MS	1000000ULL
 
-/* The most --ahead-ms and --every-ms take: a day. */
-#define AHEAD_MS_MAX	86400000ULL
+/*
+ * The most --ahead-ms and --every-ms take: an hour. Each crash in a row
+ * leaves the next floor up to a mark further ahead, and the kernel refuses
+ * a floor a day ahead (UIDGEN_FLOOR_AHEAD_MAX_NS): an hour leaves room for
+ * a day of crashes in a row (less what the reboots and the heal win back).
+ */
+#define AHEAD_MS_MAX	3600000ULL
 
 #define SYSFS_PARAM	"/sys/module/uidgen/parameters/"
 #define SYSFS_DEV	"/sys/class/misc/uid/"

@@ -129,14 +129,14 @@ const struct command commands[CMD_COUNT] = {
 		"a mark --ahead-ms ahead (needs CAP_SYS_ADMIN). With no FILE yet it succeeds\n"
 		"only if the node ID is already active as new (set-node N --new), and starts\n"
 		"the file.\n",
-		"  --ahead-ms MS       how far ahead (default 60000, 1 to 86400000; 0 is refused:\n"
+		"  --ahead-ms MS       how far ahead (default 60000, 1 to 3600000; 0 is refused:\n"
 		"                      with no grant a crash could repeat IDs)\n" },
 	[CMD_KEEP] = { "state keep", ":d:hV", opts_keep,
 		"state keep FILE [--ahead-ms MS] [--every-ms MS]",
 		"the persister: keep a grant mark persisted ahead in FILE",
 		"The persister (runs until SIGTERM): every --every-ms persist a mark\n"
 		"--ahead-ms ahead to FILE, fsync'd, then raise the kernel's grant to it.\n",
-		"  --ahead-ms MS       how far ahead (default 60000, 1 to 86400000)\n"
+		"  --ahead-ms MS       how far ahead (default 60000, 1 to 3600000)\n"
 		"  --every-ms MS       how often (default 20000), below --ahead-ms\n" },
 	[CMD_SAVE] = { "state save", ":d:hV", opts_plain, "state save FILE",
 		"clean stop: revoke, then save the exact floor to FILE",

@@ -105,7 +105,7 @@ int fail_node(int err, const char *what, uint32_t node)
 			prog, node, prog);
 		break;
 	case EDOM:
-		fprintf(stderr, "%s: the floor is more than %llu hours ahead of this machine's clock: check the clock ('date'; NTP, timedatectl) and the floor, then assign again\n",
+		fprintf(stderr, "%s: the floor is more than %llu hours ahead of this machine's clock: check the clock ('date'; NTP, timedatectl) and the floor; a clock that was wrong at load needs the module reloaded once it is right (its clock is anchored at load), then assign again\n",
 			prog, (unsigned long long)(UIDGEN_FLOOR_AHEAD_MAX_NS / 3600000000000ULL));
 		break;
 	}

@@ -407,20 +407,30 @@ static int cmd_state_restore(const char *dev, const char *file,
 	if (info.node_state == UIDGEN_NODE_STATE_ACTIVE && !info.floor_unix_ns)
 		fprintf(stderr, "%s: warning: node ID %u was already active with no floor (set-node --new after a start that had issued?): IDs issued before this restore may repeat older ones\n",
 			prog, node);
+	/*
+	 * The kernel takes the floor first, with a grant no higher (nothing
+	 * is issued yet): a floor it refuses (EDOM: a day ahead of the clock;
+	 * EBUSY, ESTALE) leaves the file as it was, so a retry once the clock
+	 * is right finds the same floor, not one a mark further ahead.
+	 */
+	ret = node_assign(g, node, 0, st.floor_ms, ahead_ms ? st.floor_ms : 0);
+	if (ret) {
+		uidgen_close(g);
+		return fail_node(ret, "state restore", node);
+	}
 	if (ahead_ms) {
 		info.floor_unix_ns = max_ull(info.floor_unix_ns,
 					     st.floor_ms * NS_PER_MS);
 		grant = grant_mark(&info, ahead_ms);
 		ret = state_write(file, node, grant);
+		if (!ret)
+			ret = node_renew(g, node, grant);
 		if (ret) {
 			uidgen_close(g);
 			return fail(ret, file);
 		}
 	}
-	ret = node_assign(g, node, 0, st.floor_ms, grant);
 	uidgen_close(g);
-	if (ret)
-		return fail_node(ret, "state restore", node);
 	if (grant)
 		printf("node ID %u active, floor %llu ms, grant %llu ms\n", node,
 		       st.floor_ms, grant);
