@@ -2,9 +2,15 @@
 /*
  * kselftests for faults: the wall clock stepping while CPUs mint, CPU
  * hotplug, a floor's lead healing, revoking the node ID under load, and
- * floors. Run as root with the module freshly loaded and node ID
- * $UIDGEN_NODE assigned (as new); the tests run in order and the last
- * ones change the node ID and the floor.
+ * floors. Run as root: each test mints under the node ID in force, or
+ * assigns one itself if there is none (as after boot) and revokes it when
+ * done; the tests run in order and the last ones change the node ID and
+ * the floor.
+ *
+ * The "disruptive" tests step CLOCK_REALTIME (an hour back and forward
+ * again) or take CPU 1 offline (and back), and skip unless the program is
+ * run with --disruptive as its first argument; each restores what it
+ * changed.
  */
 #include <linux/userfaultfd.h>
 #include <limits.h>
@@ -24,21 +30,71 @@ FIXTURE(fault) {
 	int fd;
 	struct uidgen_info info;
 	uint32_t node;
+	int assigned;		/* the setup assigned the node ID */
 };
+
+/* Open the device and claim a node ID (util.h); 0 or the errno. */
+static int open_and_claim(int *fd, struct uidgen_info *info, uint32_t *node,
+			  int *assigned)
+{
+	int err;
+
+	*fd = open(UIDGEN_DEV, O_RDONLY);
+	if (*fd < 0)
+		return errno;
+	err = node_claim(*fd, info, assigned);
+	if (err)
+		close(*fd);
+	*node = info->node_id;
+	return err;
+}
 
 FIXTURE_SETUP(fault)
 {
-	const char *node = getenv("UIDGEN_NODE");
+	int err = open_and_claim(&self->fd, &self->info, &self->node,
+			      &self->assigned);
 
-	ASSERT_NE(NULL, node) TH_LOG("set UIDGEN_NODE to the loaded node ID");
-	self->node = strtoul(node, NULL, 0);
-	self->fd = open(UIDGEN_DEV, O_RDONLY);
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	if (err == EPERM)
+		SKIP(return, "no node ID in force, and assigning one needs root");
+	ASSERT_EQ(0, err) TH_LOG("open or assign: %s", strerror(err));
 }
 
 FIXTURE_TEARDOWN(fault)
 {
+	node_release(self->fd, self->assigned);
+	close(self->fd);
+}
+
+/* --disruptive given: run the tests that step the clock or a CPU. */
+static int disruptive_asked;
+
+FIXTURE(disruptive) {
+	int fd;
+	struct uidgen_info info;
+	uint32_t node;
+	int assigned;
+	int cpu1_offline;	/* this test took CPU 1 offline */
+};
+
+FIXTURE_SETUP(disruptive)
+{
+	int err;
+
+	if (!disruptive_asked)
+		SKIP(return, "steps CLOCK_REALTIME or takes CPU 1 offline: run with --disruptive");
+	err = open_and_claim(&self->fd, &self->info, &self->node, &self->assigned);
+	if (err == EPERM)
+		SKIP(return, "no node ID in force, and assigning one needs root");
+	ASSERT_EQ(0, err) TH_LOG("open or assign: %s", strerror(err));
+}
+
+static int set_cpu1(int online);
+
+FIXTURE_TEARDOWN(disruptive)
+{
+	if (self->cpu1_offline)
+		set_cpu1(1);
+	node_release(self->fd, self->assigned);
 	close(self->fd);
 }
 
@@ -168,8 +224,11 @@ static void step_wall(long seconds)
 	clock_settime(CLOCK_REALTIME, &ts);
 }
 
-/* The wall clock jumps back an hour and forward again while 2 CPUs mint. */
-TEST_F_TIMEOUT(fault, wall_clock_steps, 300)
+/*
+ * Disruptive: the wall clock jumps back an hour and forward again (by the
+ * same hour: the clock ends where it would have been) while 2 CPUs mint.
+ */
+TEST_F_TIMEOUT(disruptive, wall_clock_steps, 300)
 {
 	atomic_int stop = 0;
 	struct minter m[2];
@@ -212,10 +271,12 @@ static size_t minted(struct minter *m, int nm)
 }
 
 /*
- * CPU 1 goes offline and comes back, three times, under 2 minting threads:
- * IDs keep coming while it is offline and after it is back, all unique.
+ * Disruptive: CPU 1 goes offline and comes back, three times, under 2
+ * minting threads: IDs keep coming while it is offline and after it is
+ * back, all unique. The teardown brings CPU 1 back if an assertion left
+ * it offline; without CPU 1 or CPU hotplug the test skips.
  */
-TEST_F_TIMEOUT(fault, cpu_hotplug, 300)
+TEST_F_TIMEOUT(disruptive, cpu_hotplug, 300)
 {
 	atomic_int stop = 0;
 	struct minter m[2];
@@ -223,11 +284,14 @@ TEST_F_TIMEOUT(fault, cpu_hotplug, 300)
 	char state[4];
 	int i;
 
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "no CPU 1 to take offline (CPU hotplug)");
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, start(&m[i], self->fd, -1, &stop, NULL));
 	for (i = 0; i < 3; i++) {
 		usleep(100000);
 		before = minted(m, 2);
+		self->cpu1_offline = 1;
 		ASSERT_EQ(0, set_cpu1(0));
 		ASSERT_EQ(0, read_file("/sys/devices/system/cpu/cpu1/online",
 				       state, sizeof(state)));
@@ -235,6 +299,7 @@ TEST_F_TIMEOUT(fault, cpu_hotplug, 300)
 		usleep(100000);
 		offline = minted(m, 2);
 		ASSERT_EQ(0, set_cpu1(1));
+		self->cpu1_offline = 0;
 		usleep(100000);
 		online = minted(m, 2);
 		EXPECT_LT(before, offline) TH_LOG("round %d: no ID while cpu1 was offline", i);
@@ -567,7 +632,7 @@ TEST_F(fault, floor_moves_ids_forward)
 	/* It runs on from there (at 15/16 while it heals): within 2 s of the floor. */
 	EXPECT_GT(floor_tick + 2000000000 / self->info.tick_ns,
 		  split(&self->info, id).tick);
-	EXPECT_LE(floor_ms, param_long("../../../class/misc/uid/now_ms"));
+	EXPECT_LE(floor_ms, sysfs_long("now_ms"));
 
 	/* A floor only moves forward (a lower one is no change); only root moves it. */
 	EXPECT_EQ(0, assign(self->fd, 0, self->node, (floor_ms - 1) * 1000000ULL,
@@ -582,4 +647,13 @@ TEST_F(fault, floor_moves_ids_forward)
 	EXPECT_EQ(floor_ms * 1000000ULL, floor_ns(self->fd));
 }
 
-TEST_HARNESS_MAIN
+/* The harness's main, after taking --disruptive off the front. */
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--disruptive")) {
+		disruptive_asked = 1;
+		argv[1] = argv[0];
+		return test_harness_run(argc - 1, argv + 1);
+	}
+	return test_harness_run(argc, argv);
+}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kselftests for node ID assignment. Run as root right after loading the
- * module. The tests run in order: the module loads with no node ID and no
- * parameter can give it one, the unassigned device issues nothing, bad
- * assignments are refused, then one assignment takes.
+ * kselftests for node ID assignment: the module loads with no node ID and
+ * no parameter can give it one, the unassigned device issues nothing, bad
+ * assignments are refused, one assignment takes, a revoke moves the fence.
+ * Run as root with no node ID in force (as after boot; otherwise each test
+ * skips); a test that assigns one revokes it when done.
  */
 #include <dirent.h>
 #include <sys/mman.h>
@@ -21,13 +22,27 @@ FIXTURE(node) {
 
 FIXTURE_SETUP(node)
 {
+	if (geteuid())
+		SKIP(return, "assigning node IDs needs root");
 	self->fd = open(UIDGEN_DEV, O_RDONLY);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", UIDGEN_DEV, strerror(errno));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
+	if (self->info.node_state != UIDGEN_NODE_STATE_NONE) {
+		close(self->fd);
+		SKIP(return, "node ID %u is in force: these tests assign their own",
+		     self->info.node_id);
+	}
+	if (NODE + 1 >= 1ULL << self->info.node_bits) {
+		close(self->fd);
+		SKIP(return, "node_bits %u: no node ID %u", self->info.node_bits,
+		     NODE + 1);
+	}
 }
 
+/* Back to no node ID, as the setup found it. */
 FIXTURE_TEARDOWN(node)
 {
+	node_revoke_force(self->fd);
 	close(self->fd);
 }
 
@@ -166,6 +181,7 @@ TEST_F(node, revoke_moves_the_fence)
 	struct uidgen_reserve r;
 	uint32_t f0;
 
+	ASSERT_EQ(0, set_node(self->fd, NODE));
 	pg = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, self->fd, 0);
 	ASSERT_NE(MAP_FAILED, pg) TH_LOG("%s", strerror(errno));
 	f0 = pg->fence;

@@ -19,6 +19,7 @@
 
 #define UIDGEN_DEV	"/dev/uid"
 #define UIDGEN_PARAM	"/sys/module/uidgen/parameters/"
+#define UIDGEN_SYSFS	"/sys/class/misc/uid/"
 #define NOBODY		65534
 
 /*
@@ -116,6 +117,49 @@ static inline int set_node(int fd, uint32_t node)
 	return assign(fd, UIDGEN_ASSIGN_NEW, node, 0, 0, 0, 0);
 }
 
+/* UIDGEN_IOC_REVOKE with UIDGEN_REVOKE_FORCE: whatever is in force. */
+static inline int node_revoke_force(int fd)
+{
+	struct uidgen_revoke r = {
+		.size = sizeof(r), .flags = UIDGEN_REVOKE_FORCE,
+		.node_id = UIDGEN_NODE_NONE,
+	};
+
+	return ioctl(fd, UIDGEN_IOC_REVOKE, &r);
+}
+
+/* The node ID the tests assign when none is in force: the highest. */
+static inline uint32_t test_node(const struct uidgen_info *in)
+{
+	return (uint32_t)((1ULL << in->node_bits) - 1);
+}
+
+/*
+ * A node ID to mint under. One in force is used as it is; with none (as
+ * after boot), test_node() is assigned as new and *assigned set, and the
+ * test's teardown gives it back with node_release(). @info is read again.
+ * Returns 0 or the errno of the call that failed (EPERM: not root).
+ */
+static inline int node_claim(int fd, struct uidgen_info *info, int *assigned)
+{
+	*assigned = 0;
+	if (get_info(fd, info))
+		return errno;
+	if (info->node_state == UIDGEN_NODE_STATE_ACTIVE)
+		return 0;
+	if (set_node(fd, test_node(info)))
+		return errno;
+	*assigned = 1;
+	return get_info(fd, info) ? errno : 0;
+}
+
+/* Undo node_claim(): revoke the node ID if it assigned one. */
+static inline void node_release(int fd, int assigned)
+{
+	if (assigned)
+		node_revoke_force(fd);
+}
+
 struct parts {
 	uint64_t tick;
 	uint32_t node, slot, seq;
@@ -175,6 +219,21 @@ static inline int write_file(const char *path, const char *s)
 	return err;
 }
 
+/* A number from the device's sysfs directory (Documentation/ABI). */
+static inline long sysfs_long(const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), UIDGEN_SYSFS "%s", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1000;
+	return strtoll(buf, NULL, 0);
+}
+
+/*
+ * A module parameter, for the tests of the parameters themselves only:
+ * what the device does is read from UIDGEN_IOC_INFO and sysfs.
+ */
 static inline long param_long(const char *name)
 {
 	char path[128], buf[64];

@@ -52,10 +52,14 @@ load_as() {
 
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
+# The kselftests from a fresh load, no node ID assigned: each test
+# assigns its own and revokes it (as under run_kselftest.sh after boot).
+load
+suite kselftest selftests/uidgen_test
+load
+suite kselftest-m32 selftests/uidgen_test_32
 load_as 7
 export UIDGEN_NODE=7
-suite kselftest selftests/uidgen_test
-suite kselftest-m32 selftests/uidgen_test_32
 suite libuidgen userlib/tests/unit
 suite libuidgen-asan userlib/tests/unit-asan
 suite libuidgen-tsan userlib/tests/unit-tsan
@@ -70,7 +74,7 @@ suite life selftests/uidgen_life_test
 
 # One machine-wide slot: the whole device suite again under strict order.
 load_as 1 slot_bits=0 seq_bits=17
-UIDGEN_NODE=1 suite kselftest-1slot selftests/uidgen_test
+suite kselftest-1slot selftests/uidgen_test
 
 # Four IDs per 2-second tick: running out, waiting and signals on cue;
 # then borrowing, which max_borrow_ticks sets at load.
@@ -79,9 +83,10 @@ suite wait selftests/uidgen_wait_test -T borrow
 load_as 2 slot_bits=0 seq_bits=2 ts_bits=56 tick_us=2000000 max_borrow_ticks=2
 suite wait-borrow selftests/uidgen_wait_test -t borrow
 
-# Faults: clock steps, hotplug, revoke under load, floors.
-load_as 4
-UIDGEN_NODE=4 suite fault selftests/uidgen_fault_test
+# Faults: clock steps and hotplug (--disruptive: they restore the clock
+# and CPU 1), revoke under load, floors; from a fresh load.
+load
+suite fault selftests/uidgen_fault_test --disruptive
 
 # The clients: both bindings against the device, PostgreSQL's extension
 # (pg_regress, the module loaded four ways).
