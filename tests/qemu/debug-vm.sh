@@ -86,7 +86,7 @@ if [ "$VARIANT" = kcsan ]; then
 	insmod /uidgen.ko
 	uidgen set-node 1 --new > /dev/null
 	UIDGEN_NODE=1 device_test
-	UIDGEN_NODE=1 fault_test
+	UIDGEN_NODE=1 fault_test --disruptive
 	rmmod uidgen
 	insmod /uidgen.ko
 	node_test
@@ -105,7 +105,7 @@ uidgen set-node 1 --new > /dev/null
 usercopy_test
 # Clock steps, CPU hotplug, revoke under load (the fence and the node lock
 # under lockdep), floors.
-UIDGEN_NODE=1 fault_test
+UIDGEN_NODE=1 fault_test --disruptive
 rmmod uidgen
 # Load, mint, unload, 100 times.
 i=0; bad=0
