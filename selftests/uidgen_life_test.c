@@ -17,17 +17,6 @@
 #define NODE	5
 #define MS	1000000ULL	/* ns */
 
-/* The administrator's override: whatever is in force, whatever its token. */
-static int revoke_all(int fd)
-{
-	struct uidgen_revoke r = {
-		.size = sizeof(r), .flags = UIDGEN_REVOKE_FORCE,
-		.node_id = UIDGEN_NODE_NONE,
-	};
-
-	return ioctl(fd, UIDGEN_IOC_REVOKE, &r);
-}
-
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -58,26 +47,22 @@ FIXTURE(life) {
 
 FIXTURE_SETUP(life)
 {
-	if (geteuid())
-		SKIP(return, "assigning node IDs needs root");
+	const char *why;
+	char buf[96];
+
 	self->fd = open(UIDGEN_DEV, O_RDONLY);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", UIDGEN_DEV, strerror(errno));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
-	if (self->info.node_state != UIDGEN_NODE_STATE_NONE) {
+	why = unassigned_skip(&self->info, NODE + 1, buf, sizeof(buf));
+	if (why) {
 		close(self->fd);
-		SKIP(return, "node ID %u is in force: these tests assign their own",
-		     self->info.node_id);
-	}
-	if (NODE + 1 >= 1ULL << self->info.node_bits) {
-		close(self->fd);
-		SKIP(return, "node_bits %u: no node ID %u", self->info.node_bits,
-		     NODE + 1);
+		SKIP(return, "%s", why);
 	}
 }
 
 FIXTURE_TEARDOWN(life)
 {
-	revoke_all(self->fd);
+	node_revoke_force(self->fd);
 	close(self->fd);
 }
 
@@ -240,7 +225,7 @@ TEST_F(life, renew_past_deadline_is_etime)
 		}
 		EXPECT_EQ(k ? UIDGEN_NODE_STATE_NONE : UIDGEN_NODE_STATE_ACTIVE,
 			  node_state(self->fd));
-		ASSERT_EQ(0, revoke_all(self->fd));
+		ASSERT_EQ(0, node_revoke_force(self->fd));
 	}
 }
 

@@ -22,20 +22,16 @@ FIXTURE(node) {
 
 FIXTURE_SETUP(node)
 {
-	if (geteuid())
-		SKIP(return, "assigning node IDs needs root");
+	const char *why;
+	char buf[96];
+
 	self->fd = open(UIDGEN_DEV, O_RDONLY);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", UIDGEN_DEV, strerror(errno));
 	ASSERT_EQ(0, get_info(self->fd, &self->info));
-	if (self->info.node_state != UIDGEN_NODE_STATE_NONE) {
+	why = unassigned_skip(&self->info, NODE + 1, buf, sizeof(buf));
+	if (why) {
 		close(self->fd);
-		SKIP(return, "node ID %u is in force: these tests assign their own",
-		     self->info.node_id);
-	}
-	if (NODE + 1 >= 1ULL << self->info.node_bits) {
-		close(self->fd);
-		SKIP(return, "node_bits %u: no node ID %u", self->info.node_bits,
-		     NODE + 1);
+		SKIP(return, "%s", why);
 	}
 }
 

@@ -128,6 +128,26 @@ static inline int node_revoke_force(int fd)
 	return ioctl(fd, UIDGEN_IOC_REVOKE, &r);
 }
 
+/*
+ * Why a suite that assigns node IDs up to @last itself cannot run on this
+ * device (@info, just read): not root, a node ID in force already, too
+ * few node bits. NULL if it can; else the reason, in @buf, to SKIP with.
+ */
+static inline const char *unassigned_skip(const struct uidgen_info *info,
+					  uint32_t last, char *buf, size_t len)
+{
+	if (geteuid())
+		snprintf(buf, len, "assigning node IDs needs root");
+	else if (info->node_state != UIDGEN_NODE_STATE_NONE)
+		snprintf(buf, len, "node ID %u is in force: these tests assign their own",
+			 info->node_id);
+	else if (last >= 1ULL << info->node_bits)
+		snprintf(buf, len, "node_bits %u: no node ID %u", info->node_bits, last);
+	else
+		return NULL;
+	return buf;
+}
+
 /* The node ID the tests assign when none is in force: the highest. */
 static inline uint32_t test_node(const struct uidgen_info *in)
 {
