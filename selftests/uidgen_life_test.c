@@ -475,7 +475,7 @@ TEST_F(life, forced_revoke_forgets_a_bogus_token)
 TEST_F(life, floor_far_ahead_is_refused)
 {
 	/* The ID clock: the bound's anchor is at or below it, however set. */
-	uint64_t now = param_long("../../../class/misc/uid/now_ms") * MS, id;
+	uint64_t now = sysfs_long("now_ms") * MS, id;
 	uint64_t year = 365ULL * 24 * 3600 * 1000 * MS;
 	struct uidgen_info in, was;
 
@@ -603,7 +603,7 @@ TEST_F(life, time_namespace)
 TEST_F(life, clock_step_moves_the_offset)
 {
 	struct timespec ts;
-	long before, after;
+	long long before, after;
 
 	before = sysfs_long("clock_offset_ms");
 	/* Step the wall clock 3 s back, as a bad NTP server would. */

@@ -240,7 +240,7 @@ static inline int write_file(const char *path, const char *s)
 }
 
 /* A number from the device's sysfs directory (Documentation/ABI). */
-static inline long sysfs_long(const char *name)
+static inline long long sysfs_long(const char *name)
 {
 	char path[128], buf[64];
 
@@ -254,7 +254,7 @@ static inline long sysfs_long(const char *name)
  * A module parameter, for the tests of the parameters themselves only:
  * what the device does is read from UIDGEN_IOC_INFO and sysfs.
  */
-static inline long param_long(const char *name)
+static inline long long param_long(const char *name)
 {
 	char path[128], buf[64];
 
