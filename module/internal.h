@@ -42,6 +42,8 @@ struct page;
  * @life_work: daily: the timestamp field's remaining life (main.c)
  * @clock_work: every 10 s: the ID clock against the wall clock (main.c)
  * @clock_logged: the gap between the two last logged, in ms (params.c)
+ * @observe_moved: UIDGEN_IOC_OBSERVE calls that moved the clock or a slot
+ * @observe_refused: UIDGEN_IOC_OBSERVE calls refused as too far ahead
  * @debugfs: /sys/kernel/debug/uidgen (status.c)
  *
  * There is one, allocated at module load (main.c). The file operations
@@ -61,6 +63,8 @@ struct uidgen_device {
 	struct delayed_work life_work;
 	struct delayed_work clock_work;
 	s64 clock_logged;
+	atomic64_t observe_moved;
+	atomic64_t observe_refused;
 	struct dentry *debugfs;
 };
 
@@ -75,6 +79,7 @@ struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
 unsigned int uidgen_params_max_borrow(void);
 unsigned int uidgen_params_clock_step_ms(void);
+unsigned int uidgen_params_observe_ahead_ms(void);
 
 /* status.c: sysfs status, debugfs, the clock check's log line */
 void uidgen_clock_check(struct uidgen_device *ud);
