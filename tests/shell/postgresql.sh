@@ -81,7 +81,7 @@ unload() {
 
 unload
 insmod "$KO" && $U set-node 7 --new > /dev/null
-regress default uidgen uidgen_uuid
+regress default uidgen uidgen_uuid uidgen_observe
 unload
 insmod "$KO" ts_bits=50 node_bits=3 slot_bits=2 seq_bits=8 \
 	tick_us=250 epoch_ms=1735689600000 && $U set-node 3 --new > /dev/null
