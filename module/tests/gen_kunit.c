@@ -911,14 +911,18 @@ static void uidgen_observe_test(struct kunit *test)
 		bool ahead;
 		int ret;
 
-		/* Some leads (a floor up to 2 s ahead), some slots used. */
+		/*
+		 * Some leads (a floor up to 2 s ahead), some slots used, each
+		 * with at least one ID left in the tick, so that a slot an
+		 * observe left alone has one to give below.
+		 */
 		lead = k % 2 ? xorshift(&x) % 2000 : 0;
 		if (lead)
 			KUNIT_ASSERT_EQ(test, 0,
 					uidgen_set_floor(g, uidgen_tick(g, t) + lead, t));
 		for (i = 0; i < g->nr_slots; i += 1 + xorshift(&x) % 4)
 			uidgen_reserve(g, &g->slots[i], uidgen_tick(g, t),
-				       1 + xorshift(&x) % 4096, &first, &wait);
+				       1 + xorshift(&x) % 4095, &first, &wait);
 		for (i = 0; i < g->nr_slots; i++)
 			before[i] = atomic64_read(&g->slots[i].last);
 		tick0 = uidgen_tick(g, t);
@@ -956,7 +960,7 @@ static void uidgen_observe_test(struct kunit *test)
 		   moved, past);
 	KUNIT_EXPECT_EQ(test, 0U, wrong);
 	KUNIT_EXPECT_GT(test, refused, 300U);
-	KUNIT_EXPECT_GT(test, moved, 300U);
+	KUNIT_EXPECT_GT(test, moved, 100U);
 	KUNIT_EXPECT_GT(test, past, 300U);
 }
 
