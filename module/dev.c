@@ -178,6 +178,23 @@ static long uidgen_ioctl_revoke(struct file *file, void *karg,
 				  "by UIDGEN_IOC_REVOKE");
 }
 
+static long uidgen_ioctl_observe(struct file *file, void *karg,
+				 void __user *uarg, u32 usize)
+{
+	struct uidgen_device *ud = uidgen_file_dev(file);
+	const struct uidgen_observe *o = karg;
+	int ret;
+
+	if (o->flags)
+		return -EOPNOTSUPP;
+	ret = uidgen_node_observe(&ud->node, o->id);
+	if (ret == -EDOM)
+		atomic64_inc(&ud->observe_refused);
+	else if (ret > 0)
+		atomic64_inc(&ud->observe_moved);
+	return ret < 0 ? ret : 0;
+}
+
 /*
  * The ioctls, by number. As in iommufd, each struct's size must reach the
  * end of its last field (min_size), and a larger one is taken if the tail
@@ -191,6 +208,7 @@ union uidgen_ioctl_buf {
 	struct uidgen_assign assign;
 	struct uidgen_renew renew;
 	struct uidgen_revoke revoke;
+	struct uidgen_observe observe;
 };
 
 struct uidgen_ioctl_op {
@@ -227,6 +245,9 @@ static const struct uidgen_ioctl_op uidgen_ioctl_ops[] = {
 	[_IOC_NR(UIDGEN_IOC_REVOKE)] =
 		UIDGEN_IOCTL_OP(UIDGEN_IOC_REVOKE, uidgen_ioctl_revoke,
 				struct uidgen_revoke, token),
+	[_IOC_NR(UIDGEN_IOC_OBSERVE)] =
+		UIDGEN_IOCTL_OP(UIDGEN_IOC_OBSERVE, uidgen_ioctl_observe,
+				struct uidgen_observe, id),
 };
 
 static long uidgen_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -385,3 +385,66 @@ u64 uidgen_high_water(const struct uidgen_gen *g)
 			     (u64)atomic64_read(&g->slots[i].last) >> g->l.seq_bits);
 	return high;
 }
+
+/**
+ * uidgen_observe_check() - What observing @id would do, without doing it.
+ * @g: the generator
+ * @id: an ID of @g's layout, from any node
+ * @boot_ns: CLOCK_BOOTTIME now
+ *
+ * The rule: every ID issued after an observe is in a later tick than @id.
+ * Node, slot and sequence play no part, so the rule holds whatever node
+ * ID is in force later, and the caller never compares them. The bound is
+ * against the anchor, the clock without any lead, so that a chain of
+ * observes cannot ratchet the ID clock further ahead than
+ * @g->observe_ahead_ns and a tick.
+ *
+ * Context: any; lock-free.
+ * Return: 1 if the clock or a slot must move (@id's tick is the current
+ * one or later); 0 if it is from an earlier tick, so every ID issued from
+ * now on is greater already; -EINVAL for bit 63 set; -EDOM if @id's tick
+ * begins more than @g->observe_ahead_ns after the anchor; -EOVERFLOW if
+ * no tick is left after it.
+ */
+int uidgen_observe_check(const struct uidgen_gen *g, u64 id, u64 boot_ns)
+{
+	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
+	u64 tick = id >> shift, anchor;
+
+	if (id >> UIDGEN_ID_BITS)
+		return -EINVAL;
+	anchor = boot_ns + READ_ONCE(g->offset_ns);
+	if (uidgen_mul_sat(tick, g->tick_ns) >
+	    uidgen_add_sat(anchor, g->observe_ahead_ns))
+		return -EDOM;
+	if (tick >= g->max_tick)
+		return -EOVERFLOW;
+	return tick >= uidgen_tick(g, boot_ns);
+}
+
+/**
+ * uidgen_observe() - Make every ID issued from now on greater than @id.
+ * @g: the generator
+ * @id: an ID of @g's layout, from any node
+ * @boot_ns: CLOCK_BOOTTIME now
+ *
+ * Checks as uidgen_observe_check() does; if @id's tick is the current one
+ * or later, moves the clock so that it reads the tick after it now (a
+ * lead that heals as a floor's does) and every slot past it, so that a
+ * compare-and-swap that races this one retries above it. Grants are left
+ * as they are: a slot past the grant waits for it, as always.
+ *
+ * Context: process; the caller serialises it with floor changes.
+ * Return: 1 if the clock or a slot moved, 0 if nothing had to, or the
+ * errno uidgen_observe_check() gives.
+ */
+int uidgen_observe(struct uidgen_gen *g, u64 id, u64 boot_ns)
+{
+	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
+	int ret = uidgen_observe_check(g, id, boot_ns);
+
+	if (ret <= 0)
+		return ret;
+	ret = uidgen_set_floor(g, id >> shift, boot_ns);
+	return ret ? ret : 1;
+}

@@ -104,6 +104,8 @@ struct uidgen_slot {
  *	limit): what userspace has already persisted as the next start's
  *	floor; only ever raised, and lowered back to none only while nothing
  *	can mint (no node ID in force)
+ * @observe_ahead_ns: how far after the anchor an observed ID's tick may
+ *	begin (observe_ahead_ms); later ones are refused
  * @max_borrow: how many ticks ahead of the clock a slot may run
  * @nr_slots: number of slots, 1 << @l.slot_bits
  * @slots: the slots
@@ -118,6 +120,7 @@ struct uidgen_gen {
 	u64 heal_end_ns;
 	u64 anchor_ms;
 	u64 grant_tick;
+	u64 observe_ahead_ns;
 	unsigned int max_borrow;
 	unsigned int nr_slots;
 	struct uidgen_slot *slots;
@@ -137,6 +140,8 @@ int uidgen_set_floor(struct uidgen_gen *g, u64 floor_tick, u64 boot_ns);
 void uidgen_raise_grant(struct uidgen_gen *g, u64 grant_tick);
 void uidgen_fence_slots(struct uidgen_gen *g);
 u64 uidgen_high_water(const struct uidgen_gen *g);
+int uidgen_observe_check(const struct uidgen_gen *g, u64 id, u64 boot_ns);
+int uidgen_observe(struct uidgen_gen *g, u64 id, u64 boot_ns);
 
 /**
  * uidgen_compose() - Build the ID for one (tick << seq_bits | seq) value.

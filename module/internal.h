@@ -38,6 +38,8 @@ struct page;
  * @page: the page mmap() maps, struct uidgen_page (@node's fence)
  * @misc: the misc device: an open file's private_data points here
  * @vmfork_nb: told of a VM fork or snapshot restore
+ * @observe_moved: UIDGEN_IOC_OBSERVE calls that moved the clock or a slot
+ * @observe_refused: UIDGEN_IOC_OBSERVE calls refused as too far ahead
  * @debugfs: /sys/kernel/debug/uidgen (status.c)
  *
  * There is one, allocated at module load (main.c). The file operations
@@ -54,6 +56,8 @@ struct uidgen_device {
 	struct page *page;
 	struct miscdevice misc;
 	struct notifier_block vmfork_nb;
+	atomic64_t observe_moved;
+	atomic64_t observe_refused;
 	struct dentry *debugfs;
 };
 
@@ -67,6 +71,7 @@ static inline struct uidgen_device *uidgen_file_dev(const struct file *file)
 struct uidgen_layout uidgen_params_layout(void);
 u64 uidgen_params_min_life_ms(void);
 unsigned int uidgen_params_max_borrow(void);
+unsigned int uidgen_params_observe_ahead_ms(void);
 
 /* status.c: sysfs status, debugfs */
 extern const struct attribute_group *uidgen_groups[];

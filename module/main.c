@@ -77,6 +77,8 @@ static struct uidgen_device *uidgen_start(void)
 		goto err_free;
 	}
 	g->max_borrow = uidgen_params_max_borrow();
+	g->observe_ahead_ns = (u64)uidgen_params_observe_ahead_ms() *
+			      NSEC_PER_MSEC;
 	g->slots = kcalloc(g->nr_slots, sizeof(*g->slots), GFP_KERNEL);
 	ud->issued = __alloc_percpu(g->nr_slots * sizeof(u64),
 				    __alignof__(u64));

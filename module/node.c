@@ -414,3 +414,37 @@ u32 uidgen_node_state(struct uidgen_node_ctl *n,
 	mutex_unlock(&n->lock);
 	return s->state;
 }
+
+/**
+ * uidgen_node_observe() - UIDGEN_IOC_OBSERVE: every ID from now on above @id.
+ * @n: the node
+ * @id: the ID observed
+ *
+ * An ID from an earlier tick needs no lock: every ID issued from now on is
+ * in the current tick or later. One from the current tick or later moves
+ * the generator's clock and slots (uidgen_observe()) under n->lock, which
+ * serialises it with floors. Either way the page's observed ID is raised
+ * before this returns, for the runs cached in userspace.
+ *
+ * Context: process; may take n->lock.
+ * Return: 1 if the clock or a slot moved, 0 if nothing had to, or the
+ * errno uidgen_observe_check() gives (nothing changed).
+ */
+int uidgen_node_observe(struct uidgen_node_ctl *n, u64 id)
+{
+	u64 old;
+	int ret;
+
+	ret = uidgen_observe_check(n->gen, id, ktime_get_boottime_ns());
+	if (ret > 0) {
+		mutex_lock(&n->lock);
+		ret = uidgen_observe(n->gen, id, ktime_get_boottime_ns());
+		mutex_unlock(&n->lock);
+	}
+	if (ret < 0)
+		return ret;
+	old = READ_ONCE(n->page->observed);
+	while (old < id && !try_cmpxchg(&n->page->observed, &old, id))
+		;
+	return ret;
+}

@@ -29,7 +29,8 @@
  * @page: the page mmap() shares: its fence moves on every revoke; the
  *	fence is read locklessly by minting paths
  * @lock: serialises every change to the fields of this struct and to
- *	@gen's floor and grant; uidgen_node_state() reads under it too
+ *	@gen's floor, grant and clock (an observe's lead);
+ *	uidgen_node_state() reads under it too
  * @floor_unix_ns: the highest floor applied to @gen (Unix ns, 0: none)
  * @grant_unix_ns: the grant of the assignment in force, as given (Unix
  *	ns, 0: none); @gen's grant_tick is what minting paths read
@@ -100,5 +101,6 @@ int uidgen_node_revoke(struct uidgen_node_ctl *n,
 u32 uidgen_node_state(struct uidgen_node_ctl *n,
 		      struct uidgen_node_snapshot *s);
 void uidgen_node_vmfork(struct uidgen_node_ctl *n);
+int uidgen_node_observe(struct uidgen_node_ctl *n, u64 id);
 
 #endif /* _UIDGEN_NODE_H */

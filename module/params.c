@@ -76,6 +76,46 @@ static const struct kernel_param_ops uidgen_borrow_param_ops = {
 module_param_cb(max_borrow_ticks, &uidgen_borrow_param_ops, NULL, 0444);
 MODULE_PARM_DESC(max_borrow_ticks, "How many ticks ahead of the clock a slot may run before callers wait (0..1000000, default 0)");
 
+/*
+ * How far ahead of this machine's clock an observed ID may be. 500 ms, as
+ * CockroachDB's default max clock offset: well above what NTP keeps
+ * between machines (a few ms on a LAN, tens over the internet), so an
+ * honest peer's ID is never refused; small enough that the lead it leaves
+ * heals in 8 s (16 times the lead) and stays inside a lease's grant window
+ * (2/3 of a TTL of seconds), so callers do not wait at the grant. An ID
+ * further ahead comes from a clock that is wrong, and must not move this
+ * one, nor through the floor the next load's. At most 60000 (a minute's
+ * lead heals in 16 minutes).
+ */
+#define UIDGEN_OBSERVE_AHEAD_MAX_MS	60000U
+static unsigned int observe_ahead_ms = 500;
+
+static int uidgen_ahead_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 10, &ms);
+	if (ret)
+		return ret;
+	if (ms > UIDGEN_OBSERVE_AHEAD_MAX_MS)
+		return -ERANGE;
+	observe_ahead_ms = ms;
+	return 0;
+}
+
+static int uidgen_ahead_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", observe_ahead_ms);
+}
+
+static const struct kernel_param_ops uidgen_ahead_param_ops = {
+	.set	= uidgen_ahead_param_set,
+	.get	= uidgen_ahead_param_get,
+};
+module_param_cb(observe_ahead_ms, &uidgen_ahead_param_ops, NULL, 0444);
+MODULE_PARM_DESC(observe_ahead_ms, "Refuse (EDOM) an observed ID whose tick begins more than this many ms after this machine's clock (0..60000, default 500)");
+
 /**
  * uidgen_params_layout() - The layout the parameters ask for.
  *
@@ -114,3 +154,13 @@ unsigned int uidgen_params_max_borrow(void)
 	return max_borrow_ticks;
 }
 
+/**
+ * uidgen_params_observe_ahead_ms() - observe_ahead_ms.
+ *
+ * Context: module init.
+ * Return: how far ahead of this machine's clock an observed ID may be.
+ */
+unsigned int uidgen_params_observe_ahead_ms(void)
+{
+	return observe_ahead_ms;
+}

@@ -144,6 +144,24 @@ static ssize_t grant_waits_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(grant_waits);
 
+static ssize_t observe_moved_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct uidgen_device *ud = uidgen_sysfs_dev(dev);
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ud->observe_moved));
+}
+static DEVICE_ATTR_RO(observe_moved);
+
+static ssize_t observe_refused_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct uidgen_device *ud = uidgen_sysfs_dev(dev);
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ud->observe_refused));
+}
+static DEVICE_ATTR_RO(observe_refused);
+
 static struct attribute *uidgen_attrs[] = {
 	&dev_attr_anchor_ms.attr,
 	&dev_attr_now_ms.attr,
@@ -152,6 +170,8 @@ static struct attribute *uidgen_attrs[] = {
 	&dev_attr_waits.attr,
 	&dev_attr_behind.attr,
 	&dev_attr_grant_waits.attr,
+	&dev_attr_observe_moved.attr,
+	&dev_attr_observe_refused.attr,
 	NULL,
 };
 

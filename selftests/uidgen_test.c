@@ -302,7 +302,7 @@ TEST_F(uid, not_seekable_not_writable)
 TEST_F(uid, unknown_ioctl_enotty)
 {
 	static const unsigned long cmds[] = {
-		_IO(UIDGEN_IOC_TYPE, 0x00), _IO(UIDGEN_IOC_TYPE, 0x07),
+		_IO(UIDGEN_IOC_TYPE, 0x00), _IO(UIDGEN_IOC_TYPE, 0x08),
 		_IO(UIDGEN_IOC_TYPE, 0x1f), _IO(UIDGEN_IOC_TYPE, 0xff),
 		_IOWR(UIDGEN_IOC_TYPE, 0x01, struct uidgen_batch),
 		_IO('T', 0x01), 0,
@@ -452,6 +452,8 @@ static const struct cmd_case cmd_cases[] = {
 	  offsetof(struct uidgen_renew, __reserved), 1 },
 	{ "REVOKE", UIDGEN_IOC_REVOKE, sizeof(struct uidgen_revoke),
 	  offsetof(struct uidgen_revoke, __reserved), 2 },
+	/* ID 0: the epoch's first tick, long past: accepted, moves nothing. */
+	{ "OBSERVE", UIDGEN_IOC_OBSERVE, sizeof(struct uidgen_observe), 0, 1 },
 };
 
 /* Fill @u (@len bytes, zeroed) with a request of @c that succeeds. */
@@ -542,7 +544,7 @@ TEST_F(uid, cmd_length)
 	}
 	/* Not a uidgen ioctl: ENOTTY, whatever the argument. */
 	errno = 0;
-	EXPECT_EQ(-1, ioctl(self->fd, _IO(UIDGEN_IOC_TYPE, 0x07), u));
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(UIDGEN_IOC_TYPE, 0x08), u));
 	EXPECT_EQ(ENOTTY, errno);
 	errno = 0;
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(UIDGEN_IOC_TYPE, 0x00), u));

@@ -4,10 +4,11 @@
  * for uidgen_next().
  *
  * The cache holds one run from UIDGEN_IOC_RESERVE per thread and hands it
- * out while three cheap checks hold: the run is not spent, the fence on
+ * out while four cheap checks hold: the run is not spent, the fence on
  * the device's shared page has not moved (no revoke, no VM fork since),
- * and the clock has not passed the run's tick by more than the handle's
- * staleness bound. The cache lives in a page of its own marked
+ * the next ID is above the page's observed ID (an observe, by any
+ * process, of an ID at or above it cuts the run there), and the clock has
+ * not passed the run's tick by more than the handle's staleness bound. The cache lives in a page of its own marked
  * MADV_WIPEONFORK, so a forked child starts with it empty, whatever way it
  * was forked.
  *
@@ -307,9 +308,19 @@ int uidgen_set_cache(struct uidgen *g, uint32_t max_run, uint32_t stale_ticks)
 	return 0;
 }
 
-static uint32_t uidgen_fence(const struct uidgen *g)
+static uint32_t uidgen_fence(const struct uidgen_page *pg)
 {
-	return __atomic_load_n(&g->page->fence, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&pg->fence, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The highest ID observed on this machine: one 64-bit load, even on i386.
+ * Relaxed is enough: an observe that returned before this call began is
+ * seen (coherence), and one that had not is concurrent with it.
+ */
+static uint64_t uidgen_observed(const struct uidgen_page *pg)
+{
+	return __atomic_load_n(&pg->observed, __ATOMIC_RELAXED);
 }
 
 /* One ID straight from the kernel. */
@@ -391,8 +402,11 @@ static __attribute__((noinline)) int uidgen_next_slow(struct uidgen *g,
  */
 int uidgen_next(struct uidgen *g, uint64_t *id)
 {
+	/* Loaded once, for the fence and the observed ID both. */
+	const struct uidgen_page *pg = g->page;
 	struct uidgen_tcache *c;
 	struct timespec ts;
+	uint64_t next;
 	int ret;
 
 	if (__builtin_expect(uidgen_tc_busy, 0))
@@ -400,8 +414,10 @@ int uidgen_next(struct uidgen *g, uint64_t *id)
 	uidgen_tc_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c = uidgen_tc;
-	if (__builtin_expect(c && c->owner == g->serial && c->next < c->end &&
-			     c->fence == uidgen_fence(g), 1) &&
+	if (__builtin_expect(c && c->owner == g->serial &&
+			     (next = c->next) < c->end &&
+			     c->fence == uidgen_fence(pg) &&
+			     next > uidgen_observed(pg), 1) &&
 	    /* A clock that cannot be read makes the run stale. */
 	    __builtin_expect(!uidgen_gettime(CLOCK_BOOTTIME, &ts), 1) &&
 	    __builtin_expect((uint64_t)ts.tv_sec < c->deadline_sec ||
@@ -503,11 +519,27 @@ int uidgen_revoke(struct uidgen *g, const struct uidgen_revoke *req)
 	return 0;
 }
 
+/*
+ * Every ID this machine mints after this returns is greater than @id: the
+ * kernel moves its clock and slots (UIDGEN_IOC_OBSERVE), and raises the
+ * page's observed ID, which every thread's cached run is checked against
+ * before each ID, this process's and every other's.
+ */
+int uidgen_observe(struct uidgen *g, uint64_t id)
+{
+	struct uidgen_observe o = { .size = sizeof(o), .id = id };
+	int saved = errno, ret;
+
+	if (ioctl(g->fd, UIDGEN_IOC_OBSERVE, &o) < 0)
+		return UIDGEN_ERR(saved);
+	return 0;
+}
+
 int uidgen_fence_gen(struct uidgen *g, uint32_t *fence)
 {
 	if (!g->page)
 		return -EOPNOTSUPP;
-	*fence = uidgen_fence(g);
+	*fence = uidgen_fence(g->page);
 	return 0;
 }
 

@@ -79,6 +79,15 @@ int uidgen_revoke(struct uidgen *g, const struct uidgen_revoke *req);
  * the claim. 0, or -EOPNOTSUPP if the handle has no fence page.
  */
 int uidgen_fence_gen(struct uidgen *g, uint32_t *fence);
+/*
+ * Causal order (man 3 uidgen_observe): every ID this machine mints after
+ * the call returns, by any process, cached runs included, is greater than
+ * @id, an ID of this layout received from anywhere. 0; -EDOM if @id is
+ * more than the module's observe_ahead_ms ahead of this machine's clock
+ * (refused, nothing changed); -EINVAL for bit 63 set; -ENOTTY from a
+ * module older than 2.1.
+ */
+int uidgen_observe(struct uidgen *g, uint64_t id);
 
 /* The layout a module loaded with no layout parameters uses. */
 void uidgen_default_info(struct uidgen_info *info);

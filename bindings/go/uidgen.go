@@ -7,7 +7,9 @@
 //
 // Next hands out IDs from a run reserved with UIDGEN_IOC_RESERVE, as
 // libuidgen's uidgen_next() does (never more than one tick stale, dropped as
-// soon as the node ID is revoked); Batch reads IDs from the kernel. ToUUID and
+// soon as the node ID is revoked, cut at an observed ID); Batch reads IDs from
+// the kernel. Observe makes every ID this machine mints afterwards greater
+// than one received (UIDGEN_IOC_OBSERVE: causal order). ToUUID and
 // FromUUID are libuidgen's lossless, order-keeping UUIDv7 view
 // (Documentation/uuid.rst). Device errors are *Error values wrapping the
 // syscall.Errno: errors.Is(err, syscall.EADDRNOTAVAIL) says no node ID.
@@ -33,6 +35,7 @@ const (
 	iocType  = 0xB9
 	iocInfo  = iocType<<8 | 0x02
 	iocRes   = iocType<<8 | 0x03
+	iocObs   = iocType<<8 | 0x07
 	// CLOCK_BOOTTIME, which the kernel's expires_boot_ns is on.
 	clockBoottime = 7
 	firstRun      = 16
@@ -60,6 +63,11 @@ type Info struct {
 	DeadlineBootNs  uint64
 	Token           uint64
 	HighWaterUnixNs uint64
+}
+
+type observe struct {
+	Size, Flags uint32
+	ID          uint64
 }
 
 type reserve struct {
@@ -103,6 +111,9 @@ func (e *Error) Error() string {
 			"or uidgen set-node N --new for a node ID that has never issued an ID"
 	case syscall.EOVERFLOW:
 		hint = ": the timestamp field is exhausted for this layout"
+	case syscall.EDOM:
+		hint = ": the ID is further ahead of this machine's clock than the module's " +
+			"observe_ahead_ms: nothing was changed; check both machines' time synchronisation"
 	}
 	return fmt.Sprintf("uidgen: %s: %s%s", e.Op, e.Errno.Error(), hint)
 }
@@ -237,6 +248,28 @@ func (g *Uidgen) fenceNow() uint32 {
 	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&g.page[0])))
 }
 
+// observed is struct uidgen_page.observed: the highest ID observed.
+func (g *Uidgen) observed() uint64 {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&g.page[8])))
+}
+
+// Observe is UIDGEN_IOC_OBSERVE: every ID this machine mints after it
+// returns (any process, any cached run) is greater than id, an ID of this
+// layout received from anywhere. EDOM if id is more than the module's
+// observe_ahead_ms ahead of this machine's clock (nothing changed).
+func (g *Uidgen) Observe(id uint64) error {
+	o := observe{Size: uint32(unsafe.Sizeof(observe{})), ID: id}
+	fd, err := g.useFd("UIDGEN_IOC_OBSERVE")
+	if err != nil {
+		return err
+	}
+	defer g.fdMu.RUnlock()
+	if err := ioctl(fd, iocObs, unsafe.Pointer(&o)); err != nil {
+		return fail("UIDGEN_IOC_OBSERVE", err)
+	}
+	return nil
+}
+
 // Next returns one fresh ID, from the handle's reserved run when it can.
 func (g *Uidgen) Next() (uint64, error) {
 	g.mu.Lock()
@@ -250,7 +283,8 @@ func (g *Uidgen) Next() (uint64, error) {
 		return id[0], nil
 	}
 	defer g.mu.Unlock()
-	if g.cached && g.next < g.end && g.fenceNow() == g.fence && boottime() < g.deadline {
+	if g.cached && g.next < g.end && g.fenceNow() == g.fence && g.next > g.observed() &&
+		boottime() < g.deadline {
 		id := g.next
 		g.next++
 		return id, nil
@@ -373,6 +407,15 @@ func Batch(n int) ([]uint64, error) {
 		return nil, err
 	}
 	return g.Batch(n)
+}
+
+// Observe makes every ID /dev/uid mints from now on greater than id.
+func Observe(id uint64) error {
+	g, err := handle()
+	if err != nil {
+		return err
+	}
+	return g.Observe(id)
 }
 
 // GetInfo is the layout in force and the node ID of /dev/uid.

@@ -326,6 +326,37 @@ func TestGoroutines(t *testing.T) {
 	}
 }
 
+func TestObserve(t *testing.T) {
+	node(t)
+	g, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	a, err := g.Next() // a run is cached now
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := g.Layout()
+	low := in.NodeBits + in.SlotBits + in.SeqBits
+	top := a | (1<<low - 1) // the last ID of a's tick
+	if err := g.Observe(top); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := g.Next(); err != nil || b <= top {
+		t.Fatalf("Next after Observe(%#x): %#x, %v", top, b, err)
+	}
+	if b, err := g.Batch(1); err != nil || b[0] <= top {
+		t.Fatalf("Batch after Observe(%#x): %v, %v", top, b, err)
+	}
+	if err := g.Observe(1<<63 - 1); !errors.Is(err, syscall.EDOM) {
+		t.Fatalf("far ahead: %v, want EDOM", err)
+	}
+	if err := g.Observe(1 << 63); !errors.Is(err, syscall.EINVAL) {
+		t.Fatalf("bit 63: %v, want EINVAL", err)
+	}
+}
+
 func TestRevokeStopsNext(t *testing.T) {
 	want := node(t)
 	g, err := Open("")

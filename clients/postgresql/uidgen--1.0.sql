@@ -40,16 +40,3 @@ CREATE FUNCTION uidgen_to_uuid(id bigint) RETURNS uuid
 CREATE FUNCTION uidgen_from_uuid(u uuid) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'uidgen_from_uuid_sql'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
--- The opaque public form of an ID (Documentation/public-ids.rst): 13
--- characters of 0-9A-Za-z that show neither the ID's time nor its order,
--- under the keys of the file uidgen.public_key_file names (server
--- configuration only), and back. Refused: a token of a key the file does
--- not hold, a check digit that does not match.
-CREATE FUNCTION uidgen_public(id bigint) RETURNS text
-	AS 'MODULE_PATHNAME', 'uidgen_public_sql'
-	LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION uidgen_private(token text) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'uidgen_private_sql'
-	LANGUAGE C STABLE STRICT PARALLEL SAFE;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * uidgen for PostgreSQL: the SQL functions of the extension (uidgen--1.0.sql)
+ * uidgen for PostgreSQL: the SQL functions of the extension (uidgen--1.1.sql)
  * over libuidgen. Owns the per-backend handle on /dev/uid (opened on first
  * use, with the layout read from UIDGEN_IOC_INFO once: the module cannot be
  * unloaded, so the layout cannot change, while the handle is open) and the
@@ -69,6 +69,12 @@ static void uidgen_pg_error(int err, const char *what)
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("uidgen: %s: no node ID is assigned, so no ID can be issued", what),
 			 errhint("As root: \"uidgen set-node N --new\" for a node ID N (unique to this machine) that never issued an ID, or restore its floor first (\"uidgen state restore\"; see the admin guide).")));
+		break;
+	case EDOM:
+		ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("uidgen: %s: the ID is further ahead of this machine's clock than the module's observe_ahead_ms, so it was refused and nothing changed", what),
+			 errhint("Check the time synchronisation of this machine and of the one that minted the ID.")));
 		break;
 	case EOVERFLOW:
 		ereport(ERROR,
@@ -191,6 +197,22 @@ Datum uidgen_next_n_sql(PG_FUNCTION_ARGS)
 	if (fc->call_cntr < fc->max_calls)
 		SRF_RETURN_NEXT(fc, Int64GetDatum(uidgen_pg_next(uidgen_pg_handle())));
 	SRF_RETURN_DONE(fc);
+}
+
+/*
+ * uidgen_observe(id): every ID this machine mints from now on is greater
+ * than @id (UIDGEN_IOC_OBSERVE), so a row keyed after it sorts after the
+ * row it references.
+ */
+PG_FUNCTION_INFO_V1(uidgen_observe_sql);
+Datum uidgen_observe_sql(PG_FUNCTION_ARGS)
+{
+	uint64_t id = uidgen_pg_id(PG_GETARG_INT64(0));
+	int ret = uidgen_observe(uidgen_pg_handle(), id);
+
+	if (ret)
+		uidgen_pg_error(-ret, "uidgen_observe");
+	PG_RETURN_VOID();
 }
 
 PG_FUNCTION_INFO_V1(uidgen_decode_sql);

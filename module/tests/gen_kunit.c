@@ -909,6 +909,169 @@ static void uidgen_grant_test(struct kunit *test)
 }
 
 /*
+ * UIDGEN_IOC_OBSERVE's core (uidgen_observe()), as a function of the
+ * generator's state: IDs of random ticks around the clock, with random
+ * low bits, on generators with random leads and slots. Refused (-EDOM)
+ * exactly when the ID's tick begins more than the bound after the anchor,
+ * and then nothing moved; else every slot's next ID, under any node ID,
+ * is greater, and the clock reads exactly the later of what it read and
+ * the tick after the ID's: no further.
+ */
+#define OBS_AHEAD_NS	(500 * NSEC_PER_MSEC)
+
+static struct uidgen_gen *obs_gen(struct kunit *test)
+{
+	struct uidgen_layout l = DEFAULT_LAYOUT;
+	struct uidgen_gen *g = new_gen(test, &l);
+
+	g->observe_ahead_ns = OBS_AHEAD_NS;
+	return g;
+}
+
+static void uidgen_observe_test(struct kunit *test)
+{
+	unsigned int k, i, refused = 0, moved = 0, past = 0, wrong = 0;
+	u64 x = 0x2545f4914f6cdd1dULL;
+
+	for (k = 0; k < 3000; k++) {
+		struct uidgen_gen *g = obs_gen(test);
+		u64 t = HEAL_AT + xorshift(&x) % (20 * NSEC_PER_SEC), first, wait;
+		u64 before[32], tick0, tick, id, anchor_tick, lead;
+		bool ahead;
+		int ret;
+
+		/*
+		 * Some leads (a floor up to 2 s ahead), some slots used, each
+		 * with at least one ID left in the tick, so that a slot an
+		 * observe left alone has one to give below.
+		 */
+		lead = k % 2 ? xorshift(&x) % 2000 : 0;
+		if (lead)
+			KUNIT_ASSERT_EQ(test, 0,
+					uidgen_set_floor(g, uidgen_tick(g, t) + lead, t));
+		for (i = 0; i < g->nr_slots; i += 1 + xorshift(&x) % 4)
+			uidgen_reserve(g, &g->slots[i], uidgen_tick(g, t),
+				       1 + xorshift(&x) % 4095, &first, &wait);
+		for (i = 0; i < g->nr_slots; i++)
+			before[i] = atomic64_read(&g->slots[i].last);
+		tick0 = uidgen_tick(g, t);
+		anchor_tick = wall_tick(t);
+		/* A tick from 2 s before the anchor to 2.5 s after it. */
+		tick = anchor_tick - 2000 + xorshift(&x) % 4500;
+		id = tick << 22 | (xorshift(&x) & (BIT_ULL(22) - 1));
+
+		ret = uidgen_observe(g, id, t);
+		if (tick * g->tick_ns > t + g->offset_ns + OBS_AHEAD_NS) {
+			refused++;
+			wrong += ret != -EDOM || uidgen_tick(g, t) != tick0;
+			for (i = 0; i < g->nr_slots; i++)
+				wrong += atomic64_read(&g->slots[i].last) != before[i];
+			continue;
+		}
+		ahead = tick >= tick0;
+		if (ret < 0 || ret != ahead) {
+			wrong++;
+			continue;
+		}
+		moved += ret;
+		past += !ret;
+		wrong += uidgen_tick(g, t) != max(tick0, tick + 1);
+		for (i = 0; i < g->nr_slots; i++) {
+			u32 node = xorshift(&x) % 32;
+
+			if (uidgen_reserve(g, &g->slots[i], uidgen_tick(g, t),
+					   1, &first, &wait) != 1 ||
+			    uidgen_compose(g, first, node << 5 | i) <= id)
+				wrong++;
+		}
+	}
+	kunit_info(test, "%u refused, %u moved, %u from the past", refused,
+		   moved, past);
+	KUNIT_EXPECT_EQ(test, 0U, wrong);
+	KUNIT_EXPECT_GT(test, refused, 300U);
+	KUNIT_EXPECT_GT(test, moved, 100U);
+	KUNIT_EXPECT_GT(test, past, 300U);
+}
+
+/* Errors: bit 63; no tick left after the ID's; the bound's edge. */
+static void uidgen_observe_errors_test(struct kunit *test)
+{
+	/* 2^20 ticks of 1 ms ending 100 ms after the wall clock. */
+	struct uidgen_layout l = { 20, 13, 0, 30, 1000,
+				   div_u64(WALL_NS, NSEC_PER_MSEC) - BIT(20) + 100 };
+	struct uidgen_gen *g = obs_gen(test), *end = new_gen(test, &l);
+	u64 at = wall_tick(BOOT_NS) + 500;
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, uidgen_observe(g, BIT_ULL(63), BOOT_NS));
+	KUNIT_EXPECT_EQ(test, -EDOM, uidgen_observe(g, U64_MAX >> 1, BOOT_NS));
+	/* The tick that begins 500 ms on is taken; the one after is not. */
+	KUNIT_EXPECT_EQ(test, -EDOM, uidgen_observe(g, (at + 1) << 22, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, 1, uidgen_observe(g, at << 22, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, at + 1, uidgen_tick(g, BOOT_NS));
+	/* With no bound, only the current tick may be observed. */
+	g = obs_gen(test);
+	g->observe_ahead_ns = 0;
+	at = wall_tick(BOOT_NS);
+	KUNIT_EXPECT_EQ(test, -EDOM, uidgen_observe(g, (at + 1) << 22, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, 1, uidgen_observe(g, at << 22 | 5, BOOT_NS));
+	/* The field's last tick: nothing after it to move to. */
+	end->observe_ahead_ns = OBS_AHEAD_NS;
+	KUNIT_EXPECT_EQ(test, -EOVERFLOW,
+			uidgen_observe(end, end->max_tick << 43, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, 1, uidgen_observe(end, (end->max_tick - 1) << 43,
+						BOOT_NS));
+}
+
+/*
+ * The bound is against the anchor, not the moved clock: a chain of
+ * observes each just inside the bound of the clock they find cannot
+ * ratchet it; and the lead heals at 15/16 as a floor's does.
+ */
+static void uidgen_observe_heal_test(struct kunit *test)
+{
+	struct uidgen_gen *g = obs_gen(test);
+	u64 at = wall_tick(HEAL_AT) + 499, prev, tick;
+	unsigned int i, backwards = 0;
+
+	KUNIT_ASSERT_EQ(test, 1, uidgen_observe(g, at << 22, HEAL_AT));
+	KUNIT_EXPECT_EQ(test, 500LL, clock_offset(g, HEAL_AT));
+	KUNIT_EXPECT_EQ(test, -EDOM,
+			uidgen_observe(g, (uidgen_tick(g, HEAL_AT) + 400) << 22,
+				       HEAL_AT));
+	KUNIT_EXPECT_EQ(test, 500LL, clock_offset(g, HEAL_AT));
+	prev = uidgen_tick(g, HEAL_AT);
+	for (i = 1; i <= 9000; i++) {
+		tick = uidgen_tick(g, HEAL_AT + (u64)i * NSEC_PER_MSEC);
+		backwards += tick < prev;
+		prev = tick;
+	}
+	KUNIT_EXPECT_EQ(test, 0U, backwards);
+	/* 16 times the lead: back on the wall clock after 8 s. */
+	KUNIT_EXPECT_EQ(test, 250LL, clock_offset(g, HEAL_AT + 4 * NSEC_PER_SEC));
+	KUNIT_EXPECT_EQ(test, 0LL, clock_offset(g, HEAL_AT + 8 * NSEC_PER_SEC));
+}
+
+/* Observed time is granted first: past the grant, minting waits for it. */
+static void uidgen_observe_grant_test(struct kunit *test)
+{
+	struct uidgen_gen *g = obs_gen(test);
+	u64 now = uidgen_tick(g, BOOT_NS), first, wait;
+
+	uidgen_raise_grant(g, now + 1);
+	KUNIT_ASSERT_EQ(test, 1, uidgen_observe(g, (now + 5) << 22, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, now + 6, uidgen_tick(g, BOOT_NS));
+	KUNIT_EXPECT_EQ(test, 0, uidgen_reserve(g, &g->slots[0], now + 6, 1,
+						&first, &wait));
+	KUNIT_EXPECT_EQ(test, UIDGEN_WAIT_GRANT | (now + 6), wait);
+	/* The grant is the caller's to raise: observe left it alone. */
+	KUNIT_EXPECT_EQ(test, now + 1, g->grant_tick);
+	uidgen_raise_grant(g, now + 6);
+	KUNIT_EXPECT_EQ(test, 1, uidgen_reserve(g, &g->slots[0], now + 6, 1,
+						&first, &wait));
+	KUNIT_EXPECT_EQ(test, (now + 6) << 12, first);
+}
+
+/*
  * Concurrency: a worker on every CPU takes runs of 1..64 from a slot (all
  * the same slot, or each its own), advancing a shared fake clock when the
  * slot asks to wait. Then: no value twice, and each worker's values rise.
@@ -1044,6 +1207,10 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE_SLOW(uidgen_node_late_renew_test),
 	KUNIT_CASE_SLOW(uidgen_node_snapshot_test),
 	KUNIT_CASE(uidgen_grant_test),
+	KUNIT_CASE(uidgen_observe_test),
+	KUNIT_CASE(uidgen_observe_errors_test),
+	KUNIT_CASE(uidgen_observe_heal_test),
+	KUNIT_CASE(uidgen_observe_grant_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_one_slot_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_all_slots_test),
 	{}

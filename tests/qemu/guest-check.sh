@@ -71,6 +71,9 @@ load
 suite node-m32 selftests/uidgen_node_test_32
 load
 suite life selftests/uidgen_life_test
+# Observe: a fresh load at the default observe_ahead_ms (500).
+load
+suite observe selftests/uidgen_observe_test
 
 # One machine-wide slot: the whole device suite again under strict order.
 load_as 1 slot_bits=0 seq_bits=17

@@ -37,10 +37,12 @@ ok "PostgreSQL's pkglibdir and extension directory made writable" \
 ok "make install (clients/postgresql)" \
 	eval 'make -s -C clients/postgresql install > $T/install.log 2>&1 ||
 		{ cat $T/install.log; false; }'
-ok "installed: uidgen.so, uidgen.control, uidgen--1.0.sql" \
+ok "installed: uidgen.so, uidgen.control, uidgen--1.0.sql, uidgen--1.1.sql, uidgen--1.0--1.1.sql" \
 	test -f "$(pg_config --pkglibdir)/uidgen.so" -a \
 		-f "$(pg_config --sharedir)/extension/uidgen.control" -a \
-		-f "$(pg_config --sharedir)/extension/uidgen--1.0.sql"
+		-f "$(pg_config --sharedir)/extension/uidgen--1.0.sql" -a \
+		-f "$(pg_config --sharedir)/extension/uidgen--1.1.sql" -a \
+		-f "$(pg_config --sharedir)/extension/uidgen--1.0--1.1.sql"
 
 chown postgres: $T
 as_pg() { setpriv --reuid=postgres --regid=postgres --clear-groups env HOME=$T "$@"; }
@@ -81,7 +83,7 @@ unload() {
 
 unload
 insmod "$KO" && $U set-node 7 --new > /dev/null
-regress default uidgen uidgen_uuid
+regress default uidgen uidgen_uuid uidgen_observe
 unload
 insmod "$KO" ts_bits=50 node_bits=3 slot_bits=2 seq_bits=8 \
 	tick_us=250 epoch_ms=1735689600000 && $U set-node 3 --new > /dev/null

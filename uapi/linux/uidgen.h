@@ -79,6 +79,9 @@
  *    issue the next ID.
  *  - EINTR: a signal arrived while waiting for the next tick or for the
  *    grant (with SA_RESTART the call is restarted instead).
+ *  - EDOM: UIDGEN_IOC_OBSERVE with an ID whose tick begins more than
+ *    the module's observe_ahead_ms after this machine's clock: refused,
+ *    counted (observe_refused in sysfs), nothing changed.
  *
  * Short returns. read() and UIDGEN_IOC_BATCH store IDs in chunks; once
  * some IDs are stored, a later failure ends the call early and it returns
@@ -357,17 +360,66 @@ struct uidgen_reserve {
  * @fence: the fence generation: it changes every time the node ID is
  *         revoked (by an administrator, at the lease deadline or on a VM
  *         fork), before the revoke returns
+ * @__reserved: 0
+ * @observed: the highest ID UIDGEN_IOC_OBSERVE accepted since the module
+ *            was loaded (0: none), raised before the ioctl returns
  *
  * ``mmap(NULL, page_size, PROT_READ, MAP_SHARED, fd, 0)`` on a descriptor
  * opened O_RDONLY. A program that caches runs from UIDGEN_IOC_RESERVE
  * compares @fence with the run's before handing out each ID, so a revoke
- * reaches cached runs too. The rest of the page is zero and reserved:
- * later versions may put more fields after @fence, never change it.
+ * reaches cached runs too, and hands out an ID only if it is greater than
+ * @observed (read as one 64-bit load, with acquire ordering), so an
+ * observe does. The rest of the page is zero and reserved: later versions
+ * may put more fields after @observed, never change those before.
  * Errors: EACCES for PROT_WRITE or a descriptor open for writing, EINVAL
  * for MAP_PRIVATE, a non-zero offset or more than one page.
  */
 struct uidgen_page {
 	__u32 fence;
+	__u32 __reserved;
+	__aligned_u64 observed;
+};
+
+/**
+ * DOC: Causal order: observing an ID
+ *
+ * IDs from one slot ascend; IDs from different machines are only ordered
+ * as far as their clocks agree. UIDGEN_IOC_OBSERVE orders them along
+ * happened-before: a program that received an ID (of this layout, from
+ * any machine) observes it before minting what answers it, and every ID
+ * this machine mints from then on is greater.
+ */
+
+/**
+ * struct uidgen_observe - ioctl(UIDGEN_IOC_OBSERVE)
+ * @size: in: sizeof(struct uidgen_observe)
+ * @flags: in: must be 0
+ * @id: in: the ID seen, of this layout; bit 63 must be 0
+ *
+ * When the ioctl returns 0, every ID this machine issues from then on
+ * (read(), UIDGEN_IOC_BATCH, UIDGEN_IOC_RESERVE, from every slot and
+ * process, under any node ID) is in a later tick than @id, so greater;
+ * and struct uidgen_page.observed is at least @id, which caches of
+ * reserved runs compare. Calls that were already running when it
+ * returned are concurrent with it and may return IDs below @id.
+ *
+ * If @id's tick is the current one or later, the ID clock moves forward
+ * so that it reads the tick after @id's; the lead heals as a floor's does
+ * (the ID clock runs at 15/16 of real time until it is back on its
+ * anchor). The grant still holds: a tick after it waits for the grant to
+ * rise. An ID from an earlier tick moves nothing but @observed.
+ *
+ * Errors besides the general ones: EINVAL for bit 63 set; EDOM if @id's
+ * tick begins more than observe_ahead_ms (a module parameter) after this
+ * machine's clock (the ID clock's anchor, without any lead), counted and
+ * not applied; EOVERFLOW if @id's tick is the last the timestamp field
+ * holds. No node ID need be in force, and no privilege beyond the open
+ * file is needed.
+ */
+struct uidgen_observe {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 id;
 };
 
 /*
@@ -383,5 +435,6 @@ struct uidgen_page {
 #define UIDGEN_IOC_ASSIGN	_IO(UIDGEN_IOC_TYPE, 0x04)
 #define UIDGEN_IOC_RENEW	_IO(UIDGEN_IOC_TYPE, 0x05)
 #define UIDGEN_IOC_REVOKE	_IO(UIDGEN_IOC_TYPE, 0x06)
+#define UIDGEN_IOC_OBSERVE	_IO(UIDGEN_IOC_TYPE, 0x07)
 
 #endif /* _UAPI_LINUX_UIDGEN_H */

@@ -943,6 +943,89 @@ static void test_cache_fence(void)
 	uidgen_close(g);
 }
 
+/* The last ID of @id's tick: every node, slot and sequence bit set. */
+static uint64_t top_of_tick(const struct uidgen_info *in, uint64_t id)
+{
+	unsigned int low = in->node_bits + in->slot_bits + in->seq_bits;
+
+	return id | ((1ULL << low) - 1);
+}
+
+struct observe_thread {
+	struct uidgen *g;
+	pthread_barrier_t *bar;
+	uint64_t a, b, c;
+	int tries, ret;
+};
+
+/* Hold a cached run across the main thread's observe, then take one more. */
+static void *observe_thread_fn(void *p)
+{
+	struct observe_thread *t = p;
+
+	t->tries = two_from_one_run(t->g, &t->a, &t->b, 0, 100);
+	pthread_barrier_wait(t->bar);
+	pthread_barrier_wait(t->bar);
+	t->ret = uidgen_next(t->g, &t->c);
+	return NULL;
+}
+
+/*
+ * uidgen_observe(): a run cached before it, in this thread or another,
+ * is cut at the observed ID: the next uidgen_next() is above it. The
+ * runs are good for 1000 ticks, so only the observe can end them here.
+ */
+static void test_cache_observe(void)
+{
+	struct observe_thread t = { 0 };
+	pthread_barrier_t bar;
+	struct uidgen_info in;
+	struct uidgen *g;
+	pthread_t th;
+	uint64_t a = 0, b = 0, c = 0, x;
+	int tries, saved;
+
+	if (uidgen_open(&g, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	CHECK(node_state(g, &in) == 0 && in.node_id != UIDGEN_NODE_NONE,
+	      "info");
+	CHECK(uidgen_set_cache(g, 1024, 1000) == 0, "set_cache");
+	/* This thread's run. */
+	tries = two_from_one_run(g, &a, &b, 0, 100);
+	CHECK(tries > 0, "a cached run, in up to 100 tries (%d)", tries);
+	x = top_of_tick(&in, b);
+	CHECK(uidgen_observe(g, x) == 0, "observe the run's tick");
+	CHECK(uidgen_next(g, &c) == 0 && c > x,
+	      "next %#llx above the observed %#llx (the run was at %#llx)",
+	      (unsigned long long)c, (unsigned long long)x,
+	      (unsigned long long)b);
+
+	/* Another thread's run, cut by this thread's observe. */
+	pthread_barrier_init(&bar, NULL, 2);
+	t.g = g;
+	t.bar = &bar;
+	CHECK(pthread_create(&th, NULL, observe_thread_fn, &t) == 0, "thread");
+	pthread_barrier_wait(&bar);
+	CHECK(t.tries > 0, "the thread's cached run (%d)", t.tries);
+	x = top_of_tick(&in, t.b);
+	CHECK(uidgen_observe(g, x) == 0, "observe the thread's tick");
+	pthread_barrier_wait(&bar);
+	pthread_join(th, NULL);
+	CHECK(t.ret == 0 && t.c > x, "thread's next %#llx above %#llx",
+	      (unsigned long long)t.c, (unsigned long long)x);
+	pthread_barrier_destroy(&bar);
+
+	/* Errors, with errno kept. */
+	saved = errno = 1234;
+	CHECK(uidgen_observe(g, 1ULL << 63) == -EINVAL && errno == saved,
+	      "bit 63: -EINVAL");
+	CHECK(uidgen_observe(g, UINT64_MAX >> 1) == -EDOM && errno == saved,
+	      "far ahead: -EDOM");
+	uidgen_close(g);
+}
+
 /*
  * kB of memory mapped MADV_WIPEONFORK ("wf" in smaps): only the library's
  * per-thread cache pages are. Adjacent pages merge into one mapping, so
@@ -1760,6 +1843,7 @@ static const struct {
 	T(test_clock_fails),
 	T(test_node_calls),
 	T(test_cache_fence),
+	T(test_cache_observe),
 #endif
 #undef T
 };

@@ -431,6 +431,23 @@ class Device(unittest.TestCase):
         self.assertFalse(set(mine) & set(child))
         g.close()
 
+    def test_observe(self):
+        g = uidgen.Uidgen()
+        a = g.next()    # a run is cached now
+        p = g.decode(a)
+        low = g.layout.node_bits + g.layout.slot_bits + g.layout.seq_bits
+        top = (p.tick << low) | ((1 << low) - 1)    # the last ID of a's tick
+        g.observe(top)
+        self.assertGreater(g.next(), top)
+        self.assertGreater(uidgen.next(), top)
+        self.assertGreater(g.batch(1)[0], top)
+        with self.assertRaises(uidgen.ClockAheadError) as cm:
+            g.observe((1 << 63) - 1)
+        self.assertEqual(cm.exception.errno, errno.EDOM)
+        with self.assertRaises(uidgen.InvalidIdError):
+            g.observe(1 << 63)
+        g.close()
+
     def test_revoke_stops_next(self):
         cli = os.path.join(os.environ.get("UIDGEN_REPO", "."), "userlib/uidgen")
         g = uidgen.Uidgen()

@@ -6,6 +6,8 @@ The Python binding, standard library only: os.read() and fcntl.ioctl() on
 hands out IDs from a per-thread run reserved with UIDGEN_IOC_RESERVE, as
 libuidgen's uidgen_next() does (never more than one tick stale, dropped on a
 revoke, empty in a forked child); batch(n) reads n IDs from the kernel.
+observe(id) makes every ID this machine mints afterwards greater than id
+(UIDGEN_IOC_OBSERVE: causal order through the IDs a program receives).
 decode(), to_uuid() and from_uuid() are libuidgen's arithmetic
 (Documentation/uuid.rst), by the layout given, else the device's, else
 (no device) the default one. Device errors are OSError subclasses carrying
@@ -22,10 +24,10 @@ import threading
 import time
 import uuid as _uuid
 
-__all__ = ["Uidgen", "Info", "Parts", "next", "batch", "info", "decode",
+__all__ = ["Uidgen", "Info", "Parts", "next", "batch", "info", "observe", "decode",
            "to_uuid", "from_uuid", "to_ulid", "from_ulid", "UidgenError",
            "NoDeviceError", "DevicePermissionError", "NoNodeError",
-           "ExhaustedError", "InvalidIdError"]
+           "ExhaustedError", "InvalidIdError", "ClockAheadError"]
 
 DEVICE = "/dev/uid"
 ID_BITS = 63
@@ -37,9 +39,11 @@ _IOC_TYPE = 0xB9
 IOC_BATCH = _IOC_TYPE << 8 | 0x01
 IOC_INFO = _IOC_TYPE << 8 | 0x02
 IOC_RESERVE = _IOC_TYPE << 8 | 0x03
+IOC_OBSERVE = _IOC_TYPE << 8 | 0x07
 _INFO = struct.Struct("=10I7Q")       # struct uidgen_info: 96 bytes
 _RESERVE = struct.Struct("=4I2Q")     # struct uidgen_reserve: 32 bytes
-_PAGE = struct.Struct("=I")           # struct uidgen_page
+_PAGE = struct.Struct("=IIQ")         # struct uidgen_page: fence, 0, observed
+_OBSERVE = struct.Struct("=IIQ")      # struct uidgen_observe: 16 bytes
 assert _INFO.size == 96 and _RESERVE.size == 32
 
 _FIRST_RUN = 16     # as libuidgen: the first run, then doubling
@@ -70,6 +74,10 @@ class InvalidIdError(UidgenError, ValueError):
     """EINVAL, ERANGE: not an ID (or UUID) of this layout."""
 
 
+class ClockAheadError(UidgenError):
+    """EDOM: observe() of an ID too far ahead of this machine's clock."""
+
+
 # Each hint is the whole next step: the module loads with no node ID,
 # and the CLI assigns it (the units do at boot).
 _NOT_LOADED = ("the uidgen kernel module is not loaded: as root, "
@@ -85,6 +93,9 @@ _HINTS = {
     _errno.EPERM: (DevicePermissionError, "needs CAP_SYS_ADMIN"),
     _errno.EADDRNOTAVAIL: (NoNodeError, "no node ID is assigned: as root, uidgen state restore FILE, or uidgen set-node N --new for a node ID that has never issued an ID"),
     _errno.EOVERFLOW: (ExhaustedError, "the timestamp field is exhausted for this layout"),
+    _errno.EDOM: (ClockAheadError, "the ID is further ahead of this machine's clock than the "
+                  "module's observe_ahead_ms: nothing was changed; check both machines' time "
+                  "synchronisation"),
     _errno.EINVAL: (InvalidIdError, None),
     _errno.ERANGE: (InvalidIdError, None),
 }
@@ -222,7 +233,7 @@ class Uidgen:
         """One fresh ID, from this thread's reserved run when it can."""
         c = self._cache
         if (c.next < c.end and c.owner == (self._serial, _fork_gen)
-                and _PAGE.unpack_from(self._page)[0] == c.fence
+                and self._page_ok(c)
                 and time.clock_gettime_ns(time.CLOCK_BOOTTIME) < c.deadline):
             id = c.next
             c.next = id + 1
@@ -230,6 +241,28 @@ class Uidgen:
         if self._page is None:
             return self.batch(1)[0]
         return self._refill(c)
+
+    def _page_ok(self, c):
+        # The fence unchanged (no revoke) and the next ID above every
+        # observed one (an observe by any process cuts the run there).
+        fence, _, observed = _PAGE.unpack_from(self._page)
+        return fence == c.fence and c.next > observed
+
+    def observe(self, id):
+        """UIDGEN_IOC_OBSERVE: every ID this machine mints from now on, in
+        any process and any cached run, is greater than id (an ID of this
+        layout received from anywhere). ClockAheadError (EDOM) if id is more
+        than the module's observe_ahead_ms ahead of this machine's clock."""
+        _check_id(id)
+        buf = bytearray(_OBSERVE.pack(_OBSERVE.size, 0, id))
+        while True:
+            try:
+                fcntl.ioctl(self.fd, IOC_OBSERVE, buf, True)
+                return
+            except InterruptedError:
+                continue
+            except OSError as e:
+                raise _error(e.errno, "UIDGEN_IOC_OBSERVE") from None
 
     def _refill(self, c):
         run = c.run
@@ -291,6 +324,11 @@ def next():    # noqa: A001 (uidgen.next(), as in the C library)
 def batch(n):
     """n fresh IDs from /dev/uid."""
     return _handle().batch(n)
+
+
+def observe(id):
+    """Every ID this machine mints from now on is greater than id."""
+    return _handle().observe(id)
 
 
 def info():
