@@ -76,7 +76,7 @@ function checkLayout(l) {
     l.tsBits > 0 && l.tsBits + l.nodeBits + l.slotBits + l.seqBits === 63 &&
     l.seqBits < 32 && l.slotBits < 32 && l.nodeBits < 32 &&
     BigInt(l.tickNs) > 0n && BigInt(l.epochUnixNs) >= 0n;
-  if (!ok) throw new InvalidIdError(E.EINVAL, 'not a valid layout', JSON.stringify(toJSONValue(l)));
+  if (!ok) throw new InvalidIdError(E.EINVAL, 'not a valid layout', toJSON(l));
 }
 
 // decode() in JS: uidgen_decode()'s arithmetic, exact in BigInt.
