@@ -218,14 +218,18 @@ function handle() {
   return dflt;
 }
 
+// next() and nextString() call the addon straight (no method call between):
+// the module's handle is the one most programs use.
 /** One fresh ID from /dev/uid, a BigInt. */
 function next() {
-  return (dflt || handle()).next();
+  const g = dflt || handle();
+  return g._h ? native.next(g._h) : g._read1();
 }
 
 /** One fresh ID from /dev/uid, in decimal. */
 function nextString() {
-  return (dflt || handle()).nextString();
+  const g = dflt || handle();
+  return g._h ? native.nextString(g._h) : g._read1().toString();
 }
 
 /** @n fresh IDs from /dev/uid, a BigUint64Array. */
