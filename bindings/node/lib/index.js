@@ -310,15 +310,14 @@ function publicForm(id, keys) {
 
 /**
  * The ID a public token opens to, as `uidgen decode --key FILE` finds it:
- * @token a 13-character text, or a bare 64-bit token (a BigInt or a
- * decimal string, opened with the current key). KeyRejectedError if it is
+ * @token a 13-character text, or a bare 64-bit token (a BigInt, or a
+ * decimal string of any other length, opened with the current key). KeyRejectedError if it is
  * not a token of these keys.
  */
 function privateForm(token, keys) {
   const k = keysOf(keys);
-  if (typeof token === 'string' && token.length === 13 && !/^[0-9]+$/.test(token)) {
-    return k.parse(token);
-  }
+  // As the CLI's decode --key: 13 characters are the text form, else decimal.
+  if (typeof token === 'string' && token.length === 13) return k.parse(token);
   if (typeof token === 'string') return k.parse(token, { decimal: true });
   return k.private(token);
 }
