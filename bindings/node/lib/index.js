@@ -127,7 +127,13 @@ class Uidgen {
     return this._read1().toString();
   }
 
+  // Every call on a closed handle: EBADF, as the Go binding's.
+  _closedError() {
+    return new errors.UidgenError(E.EBADF || 9, 'Bad file descriptor: the handle is closed', this.path);
+  }
+
   _read1() {
+    if (this._fd === undefined) throw this._closedError();
     let r;
     try {
       r = fs.readSync(this._fd, this._buf, 0, 8, null);
@@ -141,6 +147,7 @@ class Uidgen {
   /** @n fresh IDs from the kernel, a BigUint64Array: one read() for up to 65536. */
   batch(n) {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError('batch(n): n is a whole number');
+    if (this._closed) throw this._closedError();
     const ids = new BigUint64Array(n);
     let done = 0;
     while (done < n) {
@@ -170,6 +177,7 @@ class Uidgen {
    * parameters, the layout alone).
    */
   info() {
+    if (this._closed) throw this._closedError();
     if (this._h) return native.info(this._h);
     const l = sysfsLayout();
     if (!l) throw errorFor(E.ENODEV, PARAMS);
@@ -195,6 +203,7 @@ class Uidgen {
    */
   observe(id) {
     id = toId(id);
+    if (this._closed) throw this._closedError();
     if (!this._h) {
       throw new NeedsAddonError(E.EOPNOTSUPP, 'observe() is an ioctl, which JS cannot make: ' +
         'build the native addon (npm run build, with libnode-dev installed)', 'observe');
@@ -203,8 +212,11 @@ class Uidgen {
     native.observe(this._h, id);
   }
 
+  /** Close the device; a later call on this handle throws. */
   close() {
-    this._h = null;     // the addon's handle closes when collected
+    if (this._h) native.close(this._h);
+    this._h = null;
+    this._closed = true;
     if (this._fd !== undefined) {
       fs.closeSync(this._fd);
       this._fd = undefined;

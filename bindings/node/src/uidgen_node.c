@@ -22,6 +22,11 @@
 
 #include "uidgen.h"
 
+/* A handle as JS holds it: @g is NULL once close() has run. */
+struct handle {
+	struct uidgen *g;
+};
+
 /* Per JS environment (main thread, each worker): the error factory. */
 struct env_data {
 	napi_ref make_error;
@@ -133,15 +138,45 @@ static napi_value set_error_factory(napi_env env, napi_callback_info info)
 
 static void handle_free(napi_env env, void *data, void *hint)
 {
+	struct handle *h = data;
+
 	(void)env;
 	(void)hint;
-	uidgen_close(data);
+	uidgen_close(h->g);
+	free(h);
+}
+
+/* The open handle an external holds; NULL (a TypeError thrown) if none. */
+static struct uidgen *handle_of(napi_env env, napi_value v)
+{
+	struct handle *h = external(env, v, "not a handle");
+
+	if (h && !h->g) {
+		throw_type(env, "the handle is closed");
+		return NULL;
+	}
+	return h ? h->g : NULL;
+}
+
+/* close(h): uidgen_close() now, not when the handle is collected. */
+static napi_value js_close(napi_env env, napi_callback_info info)
+{
+	struct handle *h;
+	ARGS(1);
+
+	h = external(env, argv[0], "not a handle");
+	if (h && h->g) {
+		uidgen_close(h->g);
+		h->g = NULL;
+	}
+	return NULL;
 }
 
 /* open(path): a handle (uidgen_open()), closed when collected. */
 static napi_value js_open(napi_env env, napi_callback_info info)
 {
 	char path[4096];
+	struct handle *h;
 	struct uidgen *g;
 	napi_value r;
 	size_t len;
@@ -155,8 +190,15 @@ static napi_value js_open(napi_env env, napi_callback_info info)
 	ret = uidgen_open(&g, path);
 	if (ret)
 		return throw_errno(env, -ret, path);
-	if (napi_create_external(env, g, handle_free, NULL, &r) != napi_ok) {
+	h = malloc(sizeof(*h));
+	if (!h) {
 		uidgen_close(g);
+		return throw_errno(env, ENOMEM, path);
+	}
+	h->g = g;
+	if (napi_create_external(env, h, handle_free, NULL, &r) != napi_ok) {
+		uidgen_close(g);
+		free(h);
 		return NULL;
 	}
 	return r;
@@ -170,7 +212,7 @@ static napi_value js_next(napi_env env, napi_callback_info info)
 	int ret;
 	ARGS(1);
 
-	g = external(env, argv[0], "not an open handle");
+	g = handle_of(env, argv[0]);
 	if (!g)
 		return NULL;
 	ret = uidgen_next(g, &id);
@@ -189,7 +231,7 @@ static napi_value js_next_string(napi_env env, napi_callback_info info)
 	int ret;
 	ARGS(1);
 
-	g = external(env, argv[0], "not an open handle");
+	g = handle_of(env, argv[0]);
 	if (!g)
 		return NULL;
 	ret = uidgen_next(g, &id);
@@ -211,7 +253,7 @@ static napi_value js_fill(napi_env env, napi_callback_info info)
 	long got;
 	ARGS(2);
 
-	g = external(env, argv[0], "not an open handle");
+	g = handle_of(env, argv[0]);
 	if (!g)
 		return NULL;
 	if (napi_get_typedarray_info(env, argv[1], &type, &n, &data, &ab, &off) != napi_ok ||
@@ -232,7 +274,7 @@ static napi_value js_observe(napi_env env, napi_callback_info info)
 	int ret;
 	ARGS(2);
 
-	g = external(env, argv[0], "not an open handle");
+	g = handle_of(env, argv[0]);
 	if (!g || get_u64(env, argv[1], &id))
 		return NULL;
 	ret = uidgen_observe(g, id);
@@ -266,7 +308,7 @@ static napi_value js_info(napi_env env, napi_callback_info info)
 	int ret;
 	ARGS(1);
 
-	g = external(env, argv[0], "not an open handle");
+	g = handle_of(env, argv[0]);
 	if (!g)
 		return NULL;
 	ret = uidgen_info(g, &in);
@@ -505,6 +547,7 @@ NAPI_MODULE_INIT()
 	static const struct { const char *name; napi_callback fn; } fns[] = {
 		{ "setErrorFactory", set_error_factory },
 		{ "open", js_open },
+		{ "close", js_close },
 		{ "next", js_next },
 		{ "nextString", js_next_string },
 		{ "fill", js_fill },

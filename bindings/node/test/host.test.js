@@ -304,3 +304,16 @@ test('JSON: IDs as decimal strings, and the 2^53 rule', () => {
   assert.equal(uidgen.MAX_SAFE_ID, 2n ** 53n - 1n);
   assert.equal(BigInt(Number(2n ** 53n + 1n)), 2n ** 53n);
 });
+
+test('a handle on another file reads it; a closed handle says so (EBADF)', () => {
+  const g = new uidgen.Uidgen('/dev/zero');    // not /dev/uid: no cache, read() a call
+  assert.equal(g.next(), 0n);
+  assert.equal(g.nextString(), '0');
+  assert.deepEqual([...g.batch(3)], [0n, 0n, 0n]);
+  g.close();
+  g.close();
+  for (const call of [() => g.next(), () => g.nextString(), () => g.batch(1), () => g.observe(1n)]) {
+    assert.throws(call, (e) => e instanceof uidgen.UidgenError && e.errno === 9 && e.code === 'EBADF' &&
+      /closed/.test(e.message));
+  }
+});
