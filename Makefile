@@ -150,9 +150,10 @@ tests: userlib selftests clients
 
 # The clients the VM suites test: the PostgreSQL extension (PGXS), the Go
 # binding's test binary (built here, run in the guest), the Node binding's
-# addon (cc against /usr/include/node; make bench runs it, the node suite
-# builds its own from npm pack's tarball), and tests/lib/idref (libuidgen's
-# answers, which the bindings' tests compare theirs with).
+# addon (cc against /usr/include/node: the VM suite node and make bench run
+# it; the host suite node-pack builds another from npm pack's tarball), and
+# tests/lib/idref (libuidgen's answers, which the bindings' tests compare
+# theirs with).
 GO_ENV = GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go GOFLAGS=-mod=mod GOTOOLCHAIN=local
 clients: userlib
 	$(MAKE) -C clients/postgresql
