@@ -189,3 +189,17 @@ dtest('JSON of minted IDs round-trips as strings, and loses them as numbers', ()
   const lossy = ids.filter((id) => id > uidgen.MAX_SAFE_ID && BigInt(Number(id)) !== id);
   if (uidgen.info().tsBits === 41) assert.ok(lossy.length > 50, String(lossy.length));
 });
+
+dtest('a cached run goes stale: after a pause the next ID is of the time after it', async () => {
+  const g = new uidgen.Uidgen();
+  const a = g.next();               // a run is cached now (the addon)
+  g.next();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const b = g.next();
+  // The run of a's tick is long stale (one tick of staleness allowed):
+  // a cache that ignored it would hand out a's neighbour, 0 ms later.
+  assert.ok(Number(g.layout.tickNs) <= 10000000);
+  assert.ok(uidgen.decode(b).unixMs - uidgen.decode(a).unixMs >= 80,
+    `${uidgen.decode(a).unixMs} then ${uidgen.decode(b).unixMs}`);
+  g.close();
+});
