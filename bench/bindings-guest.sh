@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the VM, from bench/guest.sh (or a job of its own), with the
+# module loaded in the cost layout and a node ID assigned: the bindings'
+# next() and batch(4096) per ID against the C library's uidgen_next() and
+# uidgen_fill(4096) in the same boot and layout, and the goals' ratios:
+# Python's next() against one os.urandom(8) (a getrandom() system call;
+# goal <= 1.0) and Go's Next() against C's cached uidgen_next() (goal
+# <= 2.0). "python" is the binding as imported (its C extension when
+# built: make clients), "python-pure" the same forced to pure Python
+# (UIDGEN_PURE_PYTHON=1). Table in $OUT/bindings-table.txt.
+set -u
+OUT=${UIDGEN_VM_OUT:-/tmp}
+B=bench/uidgen_bench
+{
+	$B bindings
+	PYTHONPATH=bindings/python PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 bench/bindings.py
+	UIDGEN_PURE_PYTHON=1 PYTHONPATH=bindings/python PYTHONDONTWRITEBYTECODE=1 \
+		/usr/bin/python3 bench/bindings.py
+	./bindings/go/uidgen.test -test.run '^$' -test.bench . -test.benchtime 2s -test.count 3 |
+		awk '/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); v = $3 / (n ~ /Batch4096/ ? 4096 : 1)
+				    if (!(n in b) || v < b[n]) b[n] = v }
+		     END { print "go next", b["BenchmarkNext"]; print "go batch4096", b["BenchmarkBatch4096"] }'
+} > "$OUT/bindings.txt"
+awk '$1 == "c" { c[$2] = $3 }
+     $1 == "yardstick" { y[$2] = $3; next }
+     { n++; lang[n] = $1; what[n] = $2; ns[n] = $3; v[$1 " " $2] = $3 }
+     END { printf "%-32s %10s %10s\n", "binding, call (per ID)", "ns/ID", "ratio to C"
+	   for (i = 1; i <= n; i++)
+		printf "%-32s %10.1f %10.2f\n", lang[i] " " (what[i] == "next" ? "next()" : "batch(4096)"), ns[i], ns[i] / c[what[i]]
+	   printf "%-32s %10.1f\n", "os.urandom(8) (Python)", y["urandom8"]
+	   printf "%-32s %10s %10.2f  (goal <= 1.0)\n", "python next() / os.urandom(8)", "", v["python next"] / y["urandom8"]
+	   printf "%-32s %10s %10.2f  (goal <= 2.0)\n", "go Next() / C cached next", "", v["go next"] / c["next"] }' \
+	"$OUT/bindings.txt" | tee "$OUT/bindings-table.txt"
