@@ -8,20 +8,31 @@
 # goal <= 1.0) and Go's Next() against C's cached uidgen_next() (goal
 # <= 2.0). "python" is the binding as imported (its C extension when
 # built: make clients), "python-pure" the same forced to pure Python
-# (UIDGEN_PURE_PYTHON=1). Table in $OUT/bindings-table.txt.
+# (UIDGEN_PURE_PYTHON=1). Every figure is the best of rounds of about
+# 20 ms, as uidgen_bench's (25 rounds; Go: -test.count 25): a longer window
+# averages in the time the host takes the guest's CPUs away, which under
+# QEMU TCG on a shared machine can be most of it. Three passes over every
+# row, each row's best taken, so that a slow spell of the host does not
+# land on one row alone (uidgen_bench takes its rows in turns for the same
+# reason). Table in $OUT/bindings-table.txt.
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
 B=bench/uidgen_bench
-{
+for pass in 1 2 3; do
 	$B bindings
 	PYTHONPATH=bindings/python PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 bench/bindings.py
 	UIDGEN_PURE_PYTHON=1 PYTHONPATH=bindings/python PYTHONDONTWRITEBYTECODE=1 \
 		/usr/bin/python3 bench/bindings.py
-	./bindings/go/uidgen.test -test.run '^$' -test.bench . -test.benchtime 2s -test.count 3 |
+	./bindings/go/uidgen.test -test.run '^$' -test.bench . -test.benchtime 20ms -test.count 25 |
 		awk '/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); v = $3 / (n ~ /Batch4096/ ? 4096 : 1)
 				    if (!(n in b) || v < b[n]) b[n] = v }
 		     END { print "go next", b["BenchmarkNext"]; print "go batch4096", b["BenchmarkBatch4096"] }'
-} > "$OUT/bindings.txt"
+done > "$OUT/bindings.txt"
+# Each row's best of the passes, in the order first seen.
+awk '{ k = $1 " " $2 }
+     !(k in v) { n++; key[n] = k; v[k] = $3 }
+     $3 < v[k] { v[k] = $3 }
+     END { for (i = 1; i <= n; i++) print key[i], v[key[i]] }' "$OUT/bindings.txt" |
 awk '$1 == "c" { c[$2] = $3 }
      $1 == "yardstick" { y[$2] = $3; next }
      { n++; lang[n] = $1; what[n] = $2; ns[n] = $3; v[$1 " " $2] = $3 }
@@ -30,5 +41,5 @@ awk '$1 == "c" { c[$2] = $3 }
 		printf "%-32s %10.1f %10.2f\n", lang[i] " " (what[i] == "next" ? "next()" : "batch(4096)"), ns[i], ns[i] / c[what[i]]
 	   printf "%-32s %10.1f\n", "os.urandom(8) (Python)", y["urandom8"]
 	   printf "%-32s %10s %10.2f  (goal <= 1.0)\n", "python next() / os.urandom(8)", "", v["python next"] / y["urandom8"]
-	   printf "%-32s %10s %10.2f  (goal <= 2.0)\n", "go Next() / C cached next", "", v["go next"] / c["next"] }' \
-	"$OUT/bindings.txt" | tee "$OUT/bindings-table.txt"
+	   printf "%-32s %10s %10.2f  (goal <= 2.0)\n", "go Next() / C cached next", "", v["go next"] / c["next"] }' |
+	tee "$OUT/bindings-table.txt"

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the Python binding's per-ID cost of next() and batch(4096),
-# "python ROW NS" lines like uidgen_bench's "bindings" (best of 5 rounds of
-# about 0.2 s each); "python-pure" with UIDGEN_PURE_PYTHON=1 (the binding
-# without its C extension). Then the yardstick of the goal, one
+# "python ROW NS" lines like uidgen_bench's "bindings" (best of 25 rounds
+# of about 20 ms each, as uidgen_bench's); "python-pure" with
+# UIDGEN_PURE_PYTHON=1 (the binding without its C extension). Then the yardstick of the goal, one
 # os.urandom(8) (a getrandom() system call), called as next() is: a bound
 # C function, no Python frame. Run in the VM with PYTHONPATH=bindings/python
 # (bench/bindings-guest.sh).
@@ -22,9 +22,8 @@ def best(fn, ids_per_call):
         if time.perf_counter_ns() - t0 > 20_000_000:
             break
         n *= 2
-    n *= 10
     res = []
-    for _ in range(5):
+    for _ in range(25):
         t0 = time.perf_counter_ns()
         for _ in range(n):
             fn()
