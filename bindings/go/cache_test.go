@@ -3,7 +3,8 @@
 // The cache's guarantees, as libuidgen's (userlib/libuidgen.c): an observe
 // by another process cuts the cached run; no ID is older than the bound;
 // after a revoke has returned no cached ID is handed out, to any
-// goroutine; the clock is the kernel's CLOCK_BOOTTIME. Go programs do not
+// goroutine, and the fence alone stops a fresh run; the clock is the
+// kernel's CLOCK_BOOTTIME. Go programs do not
 // fork without exec (syscall.ForkExec execs at once), so there is no fork
 // case here: the Python binding's tests have it.
 package uidgen
@@ -120,8 +121,17 @@ func TestNoIDOlderThanTheBound(t *testing.T) {
 	}
 }
 
-// Goroutines call Next in a loop while the node ID is revoked: every call
-// that starts after the revoke has returned fails with EADDRNOTAVAIL.
+func cli(t *testing.T) string {
+	repo := os.Getenv("UIDGEN_REPO")
+	if repo == "" {
+		repo, _ = filepath.Abs("../..")
+	}
+	return filepath.Join(repo, "userlib/uidgen")
+}
+
+// Goroutines hold IDs of a cached run while the node ID is revoked; after
+// the revoke has returned, every call from any of them fails with
+// EADDRNOTAVAIL.
 func TestRevokeStopsEveryCall(t *testing.T) {
 	want := node(t)
 	g, err := Open("")
@@ -129,44 +139,81 @@ func TestRevokeStopsEveryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	repo := os.Getenv("UIDGEN_REPO")
-	if repo == "" {
-		repo, _ = filepath.Abs("../..")
-	}
-	cli := filepath.Join(repo, "userlib/uidgen")
-	var revoked, stop atomic.Bool
-	var after, bad atomic.Int64
-	var wg sync.WaitGroup
+	var cached, wg sync.WaitGroup
+	revoked := make(chan struct{})
+	var bad atomic.Int64
 	for w := 0; w < 4; w++ {
+		cached.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !stop.Load() {
-				was := revoked.Load()
-				_, err := g.Next()
-				if was {
-					after.Add(1)
-					if !errors.Is(err, syscall.EADDRNOTAVAIL) {
-						bad.Add(1)
-					}
+			for i := 0; i < 10; i++ {
+				g.Next()
+			}
+			cached.Done()
+			<-revoked
+			for i := 0; i < 50; i++ {
+				if _, err := g.Next(); !errors.Is(err, syscall.EADDRNOTAVAIL) {
+					bad.Add(1)
 				}
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
-	out, err := exec.Command(cli, "revoke-node").CombinedOutput()
-	revoked.Store(true)
-	time.Sleep(50 * time.Millisecond)
-	stop.Store(true)
+	cached.Wait()
+	out, err := exec.Command(cli(t), "revoke-node").CombinedOutput()
+	close(revoked)
 	wg.Wait()
-	if out2, err2 := exec.Command(cli, "set-node", strconv.Itoa(int(want)), "--new").CombinedOutput(); err2 != nil {
+	if out2, err2 := exec.Command(cli(t), "set-node", strconv.Itoa(int(want)), "--new").CombinedOutput(); err2 != nil {
 		t.Fatalf("set-node: %v: %s", err2, out2)
 	}
 	if err != nil {
 		t.Fatalf("revoke-node: %v: %s", err, out)
 	}
-	if after.Load() == 0 || bad.Load() != 0 {
-		t.Fatalf("after the revoke: %d calls, %d of them not EADDRNOTAVAIL", after.Load(), bad.Load())
+	if bad.Load() != 0 {
+		t.Fatalf("after the revoke: %d of 200 calls not EADDRNOTAVAIL", bad.Load())
+	}
+}
+
+// The fence alone: the cached run is given a deadline that never comes
+// (as under a long tick: in the guest a revoke takes longer than the 1 ms
+// tick's bound, so the run would be stale anyway) and still has IDs; after
+// a revoke (UIDGEN_IOC_REVOKE, forced, in this process) only the fence
+// check can stop it: Next must fail with EADDRNOTAVAIL. Three times.
+func TestRevokeFenceAlone(t *testing.T) {
+	want := node(t)
+	g, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	type revokeReq struct {
+		Size, Flags, NodeID, reserved uint32
+		Token                         uint64
+	}
+	const iocRevoke = iocType<<8 | 0x06
+	for try := 0; try < 3; try++ {
+		for i := 0; i < 3; i++ {
+			if _, err := g.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := g.cur.Load()
+		if r == nil || r.next.Load() >= r.end {
+			t.Fatalf("try %d: no run with IDs left cached after 3 Next", try)
+		}
+		r.deadline = 1<<63 - 1
+		req := revokeReq{Size: uint32(unsafe.Sizeof(revokeReq{})), Flags: 1, NodeID: nodeNone}
+		err := ioctl(g.fd, iocRevoke, unsafe.Pointer(&req))
+		id, nextErr := g.Next()
+		if out, err2 := exec.Command(cli(t), "set-node", strconv.Itoa(int(want)), "--new").CombinedOutput(); err2 != nil {
+			t.Fatalf("set-node: %v: %s", err2, out)
+		}
+		if err != nil {
+			t.Fatalf("UIDGEN_IOC_REVOKE: %v", err)
+		}
+		if !errors.Is(nextErr, syscall.EADDRNOTAVAIL) {
+			t.Fatalf("try %d: Next after the revoke: %d, %v; want EADDRNOTAVAIL", try, id, nextErr)
+		}
 	}
 }
 
