@@ -149,17 +149,39 @@ tests: userlib selftests clients
 	$(MAKE) -C lease tests/rules
 
 # The clients the VM suites test: the PostgreSQL extension (PGXS), the Go
-# binding's test binary (built here, run in the guest), the Node binding's
-# addon (cc against /usr/include/node: the VM suite node and make bench run
-# it; the host suite node-pack builds another from npm pack's tarball), and
-# tests/lib/idref (libuidgen's answers, which the bindings' tests compare
-# theirs with).
+# binding's test binary (built here, run in the guest), the Python
+# binding's C extension, the Node binding's addon (cc against
+# /usr/include/node: the VM suite node and make bench run it; the host suite
+# node-pack builds another from npm pack's tarball), and tests/lib/idref
+# (libuidgen's answers, which the bindings' tests compare theirs with).
 GO_ENV = GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go GOFLAGS=-mod=mod GOTOOLCHAIN=local
-clients: userlib
+clients: userlib python-native python-wheel
 	$(MAKE) -C clients/postgresql
 	$(CC) -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuapi -Iuserlib -o tests/lib/idref tests/lib/idref.c userlib/libuidgen.a
 	cd bindings/go && $(GO_ENV) go vet ./... && $(GO_ENV) go test -c -o uidgen.test .
 	sh bindings/node/build.sh
+
+# The Python binding's C extension, uidgen._native (libuidgen's
+# uidgen_next() for next()), in place in bindings/python/uidgen: Debian's
+# python3-dev (/usr/bin/python3's headers), a plain cc build, libuidgen's
+# -fPIC objects linked in and hidden. The binding is pure Python without
+# it; pip builds the same from setup.py (bindings/python/README.md).
+PYTHON ?= /usr/bin/python3
+PY_EXT = bindings/python/uidgen/_native$(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+python-native: userlib
+	$(MAKE) -C userlib libuidgen-pic.a
+	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -D_GNU_SOURCE \
+		-I$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])') -Iuapi -Iuserlib \
+		-Wl,--exclude-libs,ALL -o $(PY_EXT) bindings/python/uidgen/_native.c userlib/libuidgen-pic.a -lpthread
+
+# The same as pip builds it, as a wheel in build/py-wheel (pip wheel,
+# offline, Debian's setuptools, against this tree's libuidgen): the VM
+# suite python installs it with pip, with no compiler run under TCG.
+python-wheel: python-native
+	rm -rf build/py-wheel bindings/python/build bindings/python/*.egg-info
+	UIDGEN_SRC=$(CURDIR) $(PYTHON) -m pip wheel -q --no-deps --no-build-isolation --no-index \
+		-w build/py-wheel bindings/python
+	rm -rf bindings/python/build bindings/python/*.egg-info
 
 setup:
 	tests/setup.sh
@@ -338,7 +360,8 @@ clean:
 	rm -f tests/lib/idref bindings/go/uidgen.test
 	rm -rf bindings/node/build bindings/node/deps bindings/node/*.tgz
 	rm -rf bindings/python/build bindings/python/*.egg-info
+	rm -f bindings/python/uidgen/_native*.so
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib lease check-cluster check-system bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib python-native python-wheel lease check-cluster check-system bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the Python binding's per-ID cost of next() and batch(4096),
-# "python ROW NS" lines like uidgen_bench's "bindings" (best of 5 rounds of
-# about 0.2 s each). Run in the VM with PYTHONPATH=bindings/python.
+# "python ROW NS" lines like uidgen_bench's "bindings" (best of 25 rounds
+# of about 20 ms each, as uidgen_bench's); "python-pure" with
+# UIDGEN_PURE_PYTHON=1 (the binding without its C extension). Then the yardstick of the goal, one
+# os.urandom(8) (a getrandom() system call), called as next() is: a bound
+# C function, no Python frame. Run in the VM with PYTHONPATH=bindings/python
+# (bench/bindings-guest.sh).
+import functools
+import os
 import time
 
 import uidgen
@@ -16,9 +22,8 @@ def best(fn, ids_per_call):
         if time.perf_counter_ns() - t0 > 20_000_000:
             break
         n *= 2
-    n *= 10
     res = []
-    for _ in range(5):
+    for _ in range(25):
         t0 = time.perf_counter_ns()
         for _ in range(n):
             fn()
@@ -26,6 +31,10 @@ def best(fn, ids_per_call):
     return min(res)
 
 
+pure = os.environ.get("UIDGEN_PURE_PYTHON") == "1"
+name = "python-pure" if pure else "python"
 g = uidgen.Uidgen()
-print("python next %.1f" % best(g.next, 1))
-print("python batch4096 %.1f" % best(lambda: g.batch(4096), 4096))
+print("%s next %.1f" % (name, best(g.next, 1)))
+print("%s batch4096 %.1f" % (name, best(lambda: g.batch(4096), 4096)))
+if not pure:
+    print("yardstick urandom8 %.1f" % best(functools.partial(os.urandom, 8), 1))

@@ -7,18 +7,21 @@
 //
 // Next hands out IDs from a run reserved with UIDGEN_IOC_RESERVE, as
 // libuidgen's uidgen_next() does (never more than one tick stale, dropped as
-// soon as the node ID is revoked, cut at an observed ID); Batch reads IDs from
-// the kernel. Observe makes every ID this machine mints afterwards greater
-// than one received (UIDGEN_IOC_OBSERVE: causal order). ToUUID and
-// FromUUID are libuidgen's lossless, order-keeping UUIDv7 view
-// (Documentation/uuid.rst). Device errors are *Error values wrapping the
-// syscall.Errno: errors.Is(err, syscall.EADDRNOTAVAIL) says no node ID.
+// soon as the node ID is revoked, cut at an observed ID), with one atomic
+// add and a vDSO clock read per ID, no system call (vdso_linux_amd64.go);
+// Batch reads IDs from the kernel. Observe makes every ID this machine
+// mints afterwards greater than one received (UIDGEN_IOC_OBSERVE: causal
+// order). ToUUID and FromUUID are libuidgen's lossless, order-keeping
+// UUIDv7 view (Documentation/uuid.rst). Device errors are *Error values
+// wrapping the syscall.Errno: errors.Is(err, syscall.EADDRNOTAVAIL) says no
+// node ID.
 package uidgen
 
 import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -136,16 +139,52 @@ type Uidgen struct {
 	// the same number since.
 	fdMu   sync.RWMutex
 	fd     int
-	page   []byte
 	layout Info
 	tickNs uint64
 	maxRun uint32
 
-	mu               sync.Mutex
-	next, end, start uint64
-	deadline         int64
-	fence, run       uint32
-	cached           bool
+	// Next's cache: cur, the run it hands out IDs from, is read with no
+	// lock (one atomic add per ID); mu is held to refill it and by Close.
+	cur atomic.Pointer[run]
+	mu  sync.Mutex
+	pg  *fencePage // nil: no cache (not /dev/uid, or closed)
+}
+
+// fencePage is the device's shared page (struct uidgen_page), mapped
+// read-only. Its finalizer unmaps it once nothing refers to it: a Next
+// still reading it while Close runs holds its run, and so the page.
+type fencePage struct{ b []byte }
+
+func (p *fencePage) fence() uint32 {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&p.b[0])))
+}
+
+// observed is struct uidgen_page.observed: the highest ID observed.
+func (p *fencePage) observed() uint64 {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&p.b[8])))
+}
+
+// run is one run reserved with UIDGEN_IOC_RESERVE. Only next changes, by
+// an atomic add: a call takes an ID first, then checks it, so an ID whose
+// checks fail is dropped, never handed out, and never taken twice.
+type run struct {
+	next       atomic.Uint64
+	start, end uint64
+	deadline   int64 // CLOCK_BOOTTIME ns: stale from then on
+	fence      uint32
+	size       uint32 // how many were asked for
+	pg         *fencePage
+}
+
+// take is the cache's fast path, libuidgen's four checks: the run is not
+// spent, the fence has not moved (no revoke, no VM fork), the ID is above
+// every observed one, and the run is not stale (CLOCK_BOOTTIME through the
+// vDSO where it can be found: boottime). No lock, no system call.
+func (r *run) take() (uint64, bool) {
+	id := r.next.Add(1) - 1
+	ok := id < r.end && r.pg.fence() == r.fence && id > r.pg.observed() && boottime() < r.deadline
+	runtime.KeepAlive(r) // the page stays mapped until the checks are done
+	return id, ok
 }
 
 // Open opens the device (Device if path is "").
@@ -169,13 +208,16 @@ func Open(path string) (*Uidgen, error) {
 	}
 	// Not /dev/uid (no fence page): Next reads one ID at a time.
 	if page, err := syscall.Mmap(fd, 0, syscall.Getpagesize(), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
-		g.page = page
+		g.pg = &fencePage{b: page}
+		runtime.SetFinalizer(g.pg, func(p *fencePage) { syscall.Munmap(p.b) })
 	}
 	return g, nil
 }
 
-// Close releases the handle; it waits for calls in progress on it. Closing
-// it again fails with EBADF, as does every later use of the device.
+// Close releases the handle; it waits for calls in progress on it that
+// use the file (a Next handing out a cached ID does not: the fence page is
+// unmapped once the last such call is done, by the garbage collector).
+// Closing it again fails with EBADF, as does every later use of the device.
 func (g *Uidgen) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -184,11 +226,8 @@ func (g *Uidgen) Close() error {
 	if g.fd < 0 {
 		return &Error{Op: "Close", Errno: syscall.EBADF}
 	}
-	if g.page != nil {
-		syscall.Munmap(g.page)
-		g.page = nil
-	}
-	g.cached = false
+	g.cur.Store(nil)
+	g.pg = nil
 	fd := g.fd
 	g.fd = -1
 	if err := syscall.Close(fd); err != nil {
@@ -238,19 +277,21 @@ func (g *Uidgen) Info() (Info, error) {
 // Layout is the layout read when the handle was opened.
 func (g *Uidgen) Layout() Info { return g.layout }
 
+// boottime is CLOCK_BOOTTIME, which the kernel's expires_boot_ns is on:
+// the vDSO's function where it was found (vdso_linux_amd64.go), else the
+// system call. A clock that cannot be read reads 1<<63 - 1: stale.
 func boottime() int64 {
 	var ts syscall.Timespec
-	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockBoottime, uintptr(unsafe.Pointer(&ts)), 0)
+	if vdsoClock != 0 {
+		if vdsoGettime(vdsoClock, clockBoottime, unsafe.Pointer(&ts)) == 0 {
+			return ts.Nano()
+		}
+		return 1<<63 - 1
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockBoottime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 1<<63 - 1
+	}
 	return ts.Nano()
-}
-
-func (g *Uidgen) fenceNow() uint32 {
-	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&g.page[0])))
-}
-
-// observed is struct uidgen_page.observed: the highest ID observed.
-func (g *Uidgen) observed() uint64 {
-	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&g.page[8])))
 }
 
 // Observe is UIDGEN_IOC_OBSERVE: every ID this machine mints after it
@@ -272,8 +313,17 @@ func (g *Uidgen) Observe(id uint64) error {
 
 // Next returns one fresh ID, from the handle's reserved run when it can.
 func (g *Uidgen) Next() (uint64, error) {
+	if r := g.cur.Load(); r != nil {
+		if id, ok := r.take(); ok {
+			return id, nil
+		}
+	}
+	return g.nextSlow()
+}
+
+func (g *Uidgen) nextSlow() (uint64, error) {
 	g.mu.Lock()
-	if g.page == nil {
+	if g.pg == nil {
 		// No cache (or closed): read() sees to EBADF.
 		g.mu.Unlock()
 		var id [1]uint64
@@ -283,33 +333,35 @@ func (g *Uidgen) Next() (uint64, error) {
 		return id[0], nil
 	}
 	defer g.mu.Unlock()
-	if g.cached && g.next < g.end && g.fenceNow() == g.fence && g.next > g.observed() &&
-		boottime() < g.deadline {
-		id := g.next
-		g.next++
-		return id, nil
+	// Another call may have refilled while this one waited.
+	if r := g.cur.Load(); r != nil {
+		if id, ok := r.take(); ok {
+			return id, nil
+		}
 	}
 	return g.refill()
 }
 
+// refill reserves a new run, with mu held: used up in time, twice as many
+// as the last; stale or fenced off, what of it was used.
 func (g *Uidgen) refill() (uint64, error) {
-	run := g.run
-	switch {
-	case !g.cached || run == 0:
-		run = firstRun
-	case g.next >= g.end:
-		run *= 2
-	default:
-		run = uint32(g.next - g.start)
-		if run == 0 {
-			run = 1
+	size := uint32(firstRun)
+	if prev := g.cur.Load(); prev != nil && prev.size != 0 {
+		used := prev.next.Load()
+		if used > prev.end {
+			used = prev.end
+		}
+		if used >= prev.end {
+			size = prev.size * 2
+		} else if size = uint32(used - prev.start); size == 0 {
+			size = 1
 		}
 	}
-	if run > g.maxRun {
-		run = g.maxRun
+	if size > g.maxRun {
+		size = g.maxRun
 	}
-	g.cached = false
-	r := reserve{Size: uint32(unsafe.Sizeof(reserve{})), Count: run}
+	g.cur.Store(nil)
+	r := reserve{Size: uint32(unsafe.Sizeof(reserve{})), Count: size}
 	fd, err := g.useFd("UIDGEN_IOC_RESERVE")
 	if err != nil {
 		return 0, err
@@ -319,10 +371,10 @@ func (g *Uidgen) refill() (uint64, error) {
 	if err != nil {
 		return 0, fail("UIDGEN_IOC_RESERVE", err)
 	}
-	g.run, g.start, g.next, g.end = run, r.First, r.First+1, r.First+uint64(r.Count)
-	g.fence = r.Fence
-	g.deadline = int64(r.ExpiresBootNs + staleTicks*g.tickNs)
-	g.cached = true
+	n := &run{start: r.First, end: r.First + uint64(r.Count), fence: r.Fence, size: size, pg: g.pg,
+		deadline: int64(r.ExpiresBootNs + staleTicks*g.tickNs)}
+	n.next.Store(r.First + 1)
+	g.cur.Store(n)
 	return r.First, nil
 }
 

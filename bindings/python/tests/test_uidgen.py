@@ -448,6 +448,124 @@ class Device(unittest.TestCase):
             g.observe(1 << 63)
         g.close()
 
+    def top_of_tick(self, g, id):
+        """The last ID of id's tick: every slot, every sequence number."""
+        low = g.layout.node_bits + g.layout.slot_bits + g.layout.seq_bits
+        return (id >> low << low) | ((1 << low) - 1)
+
+    def test_observe_cuts_every_cached_run(self):
+        # Threads, each with a run cached, wait while an observe of the last
+        # ID of the highest tick they hold is made by another process; then
+        # every ID any of them is handed is above it.
+        g = uidgen.Uidgen()
+        for rnd in range(3):
+            held, after = [], []
+            lock = threading.Lock()
+            cached, observed = threading.Barrier(5), threading.Event()
+
+            def work():
+                mine = [g.next() for _ in range(40)]
+                with lock:
+                    held.extend(mine)
+                cached.wait()
+                observed.wait()
+                mine = [g.next() for _ in range(300)]
+                with lock:
+                    after.extend(mine)
+            ts = [threading.Thread(target=work) for _ in range(4)]
+            for t in ts:
+                t.start()
+            cached.wait()
+            top = self.top_of_tick(g, max(held))
+            env = dict(os.environ, UIDGEN_PURE_PYTHON="1")
+            subprocess.run([sys.executable, "-c", "import uidgen; uidgen.observe(%d)" % top],
+                           check=True, env=env)
+            observed.set()
+            for t in ts:
+                t.join()
+            self.assertEqual(len(after), 1200)
+            self.assertGreater(min(after), top, "round %d" % rnd)
+            self.assertGreater(g.next(), top)
+        g.close()
+
+    def test_no_id_older_than_the_bound(self):
+        # A cached ID's tick ends at most stale_ticks (1) ticks before it is
+        # handed out: an ID taken after a pause of 0 to 3 ticks starts no
+        # more than 2 ticks before the moment the call began.
+        g = uidgen.Uidgen()
+        tick = g.layout.tick_ns
+        rng = random.Random(3)
+        worst = None
+        for i in range(400):
+            time.sleep(rng.choice((0, 0, tick / 4e9, tick / 1e9, 2 * tick / 1e9, 3 * tick / 1e9)))
+            t0 = time.time_ns()
+            id = g.next()
+            start = g.decode(id).unix_us * 1000
+            lag = t0 - start
+            worst = lag if worst is None else max(worst, lag)
+            self.assertLess(lag, 2 * tick, "ID %d at %d: its tick began %d ns before" % (id, t0, lag))
+        g.close()
+
+    def test_fork_children_repeat_nothing(self):
+        # Children forked while the parent (and a thread of it) hold cached
+        # runs: no ID is handed out twice across the family.
+        g = uidgen.Uidgen()
+        parent = [g.next() for _ in range(50)]
+        kids = []
+        for _ in range(3):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(r)
+                try:
+                    ids = [g.next() for _ in range(300)] + [uidgen.next() for _ in range(50)]
+                    os.write(w, " ".join(map(str, ids)).encode())
+                finally:
+                    os._exit(0)
+            os.close(w)
+            kids.append((pid, r))
+            parent += [g.next() for _ in range(50)]
+        every = list(parent)
+        for pid, r in kids:
+            with os.fdopen(r) as fh:
+                child = [int(x) for x in fh.read().split()]
+            os.waitpid(pid, 0)
+            self.assertEqual(len(child), 350)
+            every += child
+        self.assertEqual(len(set(every)), len(every))
+        g.close()
+
+    def test_revoke_stops_every_cached_run(self):
+        cli = os.path.join(os.environ.get("UIDGEN_REPO", "."), "userlib/uidgen")
+        g = uidgen.Uidgen()
+        errs, lock = [], threading.Lock()
+        cached, revoked = threading.Barrier(5), threading.Event()
+
+        def work():
+            [g.next() for _ in range(40)]       # a run is cached now
+            cached.wait()
+            revoked.wait()
+            try:
+                got = g.next()
+            except uidgen.NoNodeError as e:
+                got = e.errno
+            with lock:
+                errs.append(got)
+        ts = [threading.Thread(target=work) for _ in range(4)]
+        for t in ts:
+            t.start()
+        cached.wait()
+        subprocess.run([cli, "revoke-node"], check=True)
+        try:
+            revoked.set()
+            for t in ts:
+                t.join()
+        finally:
+            subprocess.run([cli, "set-node", str(self.node), "--new"],
+                           check=True, stdout=subprocess.DEVNULL)
+        self.assertEqual(errs, [errno.EADDRNOTAVAIL] * 4)
+        g.close()
+
     def test_revoke_stops_next(self):
         cli = os.path.join(os.environ.get("UIDGEN_REPO", "."), "userlib/uidgen")
         g = uidgen.Uidgen()
@@ -466,6 +584,35 @@ class Device(unittest.TestCase):
                            check=True, stdout=subprocess.DEVNULL)
         self.assertEqual(g.decode(g.next()).node, self.node)
         g.close()
+
+
+class Native(unittest.TestCase):
+    """Which next() is in use: the C extension (libuidgen's uidgen_next())
+    unless UIDGEN_PURE_PYTHON=1; UIDGEN_REQUIRE_NATIVE=1 (the VM's suite)
+    makes a missing extension a failure."""
+
+    def test_which(self):
+        pure = os.environ.get("UIDGEN_PURE_PYTHON") == "1"
+        if pure:
+            self.assertFalse(uidgen.NATIVE)
+        elif os.environ.get("UIDGEN_REQUIRE_NATIVE") == "1":
+            self.assertTrue(uidgen.NATIVE, "the C extension did not import")
+            target = os.environ.get("UIDGEN_PIP_TARGET")
+            if target:
+                self.assertTrue(uidgen._native.__file__.startswith(target + "/uidgen/"))
+        if not os.path.exists("/dev/uid"):
+            return
+        g = uidgen.Uidgen()
+        try:
+            if uidgen.NATIVE:
+                self.assertEqual(type(g.next).__name__, "builtin_function_or_method")
+            else:
+                self.assertEqual(g.next.__func__, uidgen.Uidgen.next)
+        finally:
+            g.close()
+        with self.assertRaises(uidgen.UidgenError) as cm:
+            g.next()
+        self.assertEqual(cm.exception.errno, errno.EBADF)
 
 
 @unittest.skipUnless(os.environ.get("UIDGEN_PIP_TARGET"), "needs UIDGEN_PIP_TARGET")

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """uidgen: 64-bit, time-sortable, machine-unique IDs from /dev/uid.
 
-The Python binding, standard library only: os.read() and fcntl.ioctl() on
-/dev/uid, with the structures of uapi/linux/uidgen.h. next()
-hands out IDs from a per-thread run reserved with UIDGEN_IOC_RESERVE, as
-libuidgen's uidgen_next() does (never more than one tick stale, dropped on a
-revoke, empty in a forked child); batch(n) reads n IDs from the kernel.
+The Python binding: os.read() and fcntl.ioctl() on /dev/uid, with the
+structures of uapi/linux/uidgen.h. next() hands out IDs from a per-thread
+run reserved with UIDGEN_IOC_RESERVE (never more than one tick stale,
+dropped on a revoke, cut at an observed ID, empty in a forked child): with
+the C extension uidgen._native (built from _native.c against libuidgen),
+libuidgen's own uidgen_next(); without it, or with UIDGEN_PURE_PYTHON=1 in
+the environment when the module is imported, the same cache in pure Python
+(standard library only). NATIVE says which. batch(n) reads n IDs from the
+kernel.
 observe(id) makes every ID this machine mints afterwards greater than id
 (UIDGEN_IOC_OBSERVE: causal order through the IDs a program receives).
 decode(), to_uuid() and from_uuid() are libuidgen's arithmetic
@@ -24,7 +28,7 @@ import threading
 import time
 import uuid as _uuid
 
-__all__ = ["Uidgen", "Info", "Parts", "next", "batch", "info", "observe", "decode",
+__all__ = ["NATIVE", "Uidgen", "Info", "Parts", "next", "batch", "info", "observe", "decode",
            "to_uuid", "from_uuid", "to_ulid", "from_ulid", "UidgenError",
            "NoDeviceError", "DevicePermissionError", "NoNodeError",
            "ExhaustedError", "InvalidIdError", "ClockAheadError"]
@@ -48,6 +52,16 @@ assert _INFO.size == 96 and _RESERVE.size == 32
 
 _FIRST_RUN = 16     # as libuidgen: the first run, then doubling
 _STALE_TICKS = 1
+
+# The C extension, unless it is not built or pure Python is asked for.
+# (No "_native = None" before the import: from . import would find it.)
+try:
+    if os.environ.get("UIDGEN_PURE_PYTHON") == "1":
+        raise ImportError("UIDGEN_PURE_PYTHON=1")
+    from . import _native
+except ImportError:
+    _native = None
+NATIVE = _native is not None
 
 
 class UidgenError(OSError):
@@ -178,8 +192,16 @@ class Uidgen:
         self._seq_max = 1 << self.layout.seq_bits
         self._max_run = max(self._seq_max // 4, 1)
         self._tick_ns = self.layout.tick_ns
+        # With the C extension, next() is libuidgen's uidgen_next() itself:
+        # a bound C method in place of the pure-Python one below.
+        self._native = None
+        if _native is not None and self._page is not None:
+            self._native = _native.Handle(path, _error)
+            self.next = self._native.next
 
     def close(self):
+        if self._native is not None:
+            self._native.close()
         if self._page is not None:
             self._page.close()
             self._page = None
@@ -318,7 +340,8 @@ def _handle():
 
 def next():    # noqa: A001 (uidgen.next(), as in the C library)
     """One fresh ID from /dev/uid (the module's shared handle)."""
-    return _handle().next()
+    g = _default
+    return (g if g is not None else _handle()).next()
 
 
 def batch(n):
