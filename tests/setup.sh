@@ -19,7 +19,7 @@ linux-source-6.12 python3 flex bison bc libelf-dev libssl-dev uuid-dev gnuplot-n
 clang pkg-config man-db dkms python3-sphinx debhelper dh-dkms dpkg-dev lintian
 build-essential git systemd spin python3-ply python3-git
 libcurl4-openssl-dev libjson-c-dev etcd-server etcd-client openssl iproute2
-postgresql-15 postgresql-server-dev-15 golang-go python3-pip python3-setuptools python3-wheel
+postgresql-15 postgresql-server-dev-15 golang-go python3-pip python3-setuptools python3-wheel python3-dev
 ${UIDGEN_EXTRA_PKGS:-}"
 # Node.js for bindings/node: Debian's nodejs, its N-API headers (libnode-dev,
 # /usr/include/node) and npm; each only where the machine has none, as a
