@@ -164,7 +164,7 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 # Every suite, by name: one that never reported, or ran no test, fails;
 # so does one reported but not named here. A new suite is added here.
 # The clients' suites (python, go, postgresql) run on the first kernel only.
-vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
+vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli jssafe
 	node node-m32 life kselftest-1slot wait wait-borrow fault module faults races"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
 	snapshot nodelife install dkms deb uuid public rules cli-host lease-tools style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry kunit debug-vm"

@@ -64,6 +64,9 @@ suite libuidgen userlib/tests/unit
 suite libuidgen-asan userlib/tests/unit-asan
 suite libuidgen-tsan userlib/tests/unit-tsan
 suite cli sh tests/shell/cli.sh
+# The JS-safe layout, loaded with uidgen.conf.example's line (issue 29).
+load_as 7 $(sed -n 's/^#options uidgen \(ts_bits=.*\)/\1/p' etc/uidgen.conf.example)
+suite jssafe sh tests/shell/jssafe.sh
 
 load
 suite node selftests/uidgen_node_test

@@ -369,10 +369,38 @@ fails "--epoch-ms past 64 bits of ns" 2 "uidgen: --epoch-ms '18446744073710': to
 fails "--layout twice" 2 \
 	"uidgen: decode: --layout given twice ('41/5/5/12', then '43/6/4/10'): give it once: see 'uidgen decode --help'" \
 	decode --layout 41/5/5/12 --layout 43/6/4/10 1
-fails "info --layout" 2 \
-	"uidgen: info takes no --layout (an option of decode): see 'uidgen info --help'" info --layout 41/5/5/12
 fails "printing IDs --epoch-ms" 2 \
-	"uidgen: printing IDs takes no --epoch-ms (an option of decode): see 'uidgen --help'" --epoch-ms 5
+	"uidgen: printing IDs takes no --epoch-ms (an option of decode and info): see 'uidgen --help'" --epoch-ms 5
+# --- info --layout: a layout's trade and its JS-safe line, no device (issue 29)
+# The line's date is the start of ID 2^53's tick; before it every ID is
+# below 2^53. The JS-safe preset (admin guide) is 51/5/2/5, 1 ms.
+jsl() { $U -d "$tmp/none" info "$@" | grep '^js-safe:'; }
+is "info --layout 51/5/2/5: js-safe until 2095, the default's last tick" "$(jsl --layout 51/5/2/5)" \
+	"js-safe:   yes, until 2095-09-07T15:47:35.552Z: every ID made before then is below 2^53, exact as a JavaScript number"
+is "info --layout 51/5/2/5: the whole layout, device not read" "$($U -d "$tmp/none" info --layout 51/5/2/5 | grep -v '^js-safe:')" \
+"layout:    timestamp 51 | node 5 | slot 2 | sequence 5 bits
+slots:     4
+tick:      1000 us, up to 32 IDs per tick per slot
+epoch:     1767225600000 ms (2026-01-01T00:00:00.000Z)
+last tick: 73382-09-11T20:14:45.247Z"
+is "info --layout 48/5/3/7 --tick-us 10000: until 2113" "$(jsl --layout 48/5/3/7 --tick-us 10000)" \
+	"js-safe:   yes, until 2113-02-08T13:44:29.440Z: every ID made before then is below 2^53, exact as a JavaScript number"
+is "the default layout is not: its IDs passed 2^53 24.9 days after the epoch" "$(jsl --layout 41/5/5/12)" \
+	"js-safe:   no, IDs made since 2026-01-25T20:31:23.648Z are 2^53 or more: send them to JavaScript as strings"
+is "--epoch-ms alone: the default layout from that epoch" "$(jsl --epoch-ms 0)" \
+	"js-safe:   no, IDs made since 1970-01-25T20:31:23.648Z are 2^53 or more: send them to JavaScript as strings"
+# The property, for every layout of 12 low bits or more: the date is when
+# decode first shows ID 2^53's time, and ID 2^53 - 1 falls before it.
+for l in 51/5/2/5 50/6/2/5 51/4/2/6 45/8/5/5 41/5/5/12 48/5/3/7; do
+	w=$(jsl --layout $l | sed -E 's/.* (until|since) ([^ :]+:[^ ]+Z)[: ].*/\2/')
+	t53=$($U decode --layout $l 9007199254740992 | sed -E 's/.* time=([^ ]+) .*/\1/')
+	t53m=$($U decode --layout $l 9007199254740991 | sed -E 's/.* time=([^ ]+) .*/\1/')
+	is "$l: the js-safe date is ID 2^53's tick" "$w" "$t53"
+	ok "$l: ID 2^53 - 1's tick is before it" [ "$t53m" \< "$t53" ]
+done
+fails "info --layout that is no layout" 2 \
+	"uidgen: --layout '41/5/5/13': its widths add up to 64 bits, and an ID's add up to 63: give the four that 'uidgen info' shows where the IDs were made" \
+	info --layout 41/5/5/13
 h=$($U decode --help)
 like "decode --help: --layout" "$h" "^  --layout TS/N/S/Q +"
 like "decode --help: --tick-us" "$h" "^  --tick-us US +"

@@ -34,7 +34,7 @@ int cmd_decode(const char *dev, char **argv, int argc,
 	       const struct uidgen_info *given, const char *key_file);
 
 /* info.c */
-int cmd_info(const char *dev);
+int cmd_info(const char *dev, const struct uidgen_info *given);
 int cmd_stats(const char *dev);
 
 /* node.c: where a node ID about to be assigned takes its floor from. */

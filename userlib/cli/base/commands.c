@@ -36,6 +36,9 @@ static const struct option opts_decode[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_LAYOUTS, OPT_KEYFILE,
 	OPT_END,
 };
+static const struct option opts_info[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_LAYOUTS, OPT_END,
+};
 static const struct option opts_plain[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_END,
 };
@@ -97,10 +100,17 @@ const struct command commands[CMD_COUNT] = {
 		"  --epoch-ms MS       their epoch, a Unix time in ms (default 1767225600000)\n"
 		"  --key FILE          read public tokens (uidgen -f public) with FILE's keys:\n"
 		"                      13 characters, or the token in decimal\n" },
-	[CMD_INFO] = { "info", ":d:hV", opts_plain, "info",
+	[CMD_INFO] = { "info", ":d:hV", opts_info,
+		"info [--layout L] [--tick-us US] [--epoch-ms MS]",
 		"the loaded module's layout, tick, epoch and node ID",
 		"Print the version, node ID, layout, slots, tick, epoch and last tick of the\n"
-		"loaded module.\n", NULL },
+		"loaded module, and whether its IDs are below 2^53 (js-safe: exact as\n"
+		"JavaScript numbers), until when. With --layout, --tick-us or --epoch-ms,\n"
+		"the same for that layout (the rest as the default's), the device not read.\n",
+		"  --layout TS/N/S/Q   the field widths in bits: timestamp, node, slot and\n"
+		"                      sequence (default 41/5/5/12)\n"
+		"  --tick-us US        the tick in us (default 1000)\n"
+		"  --epoch-ms MS       the epoch, a Unix time in ms (default 1767225600000)\n" },
 	[CMD_SET_NODE] = { "set-node", ":d:hV", opts_set_node,
 		"set-node NODE_ID --new|--floor MS|--state FILE",
 		"assign the node ID with its floor (CAP_SYS_ADMIN)",
