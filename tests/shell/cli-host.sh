@@ -568,6 +568,26 @@ for id in $ids; do
 	[ "$got" = "$id" ] || bad=$((bad + 1))
 done
 is "decode --key opens libuidgen's tokens, text and decimal, to their IDs" "$bad" 0
+# The short code (issue 29): the text's 11 token digits, no key ID, no
+# check digit; decode --key reads 11 characters not all digits as one.
+bad=0
+for id in $ids 0 9007199254740991; do
+	set -- $(echo "$id" | tests/lib/idref -k "$k")
+	s=$(echo "$id" | tests/lib/idref -k "$k" -S | cut -d' ' -f2)
+	[ "$s" = "$(printf '%s' "$3" | cut -c2-12)" ] || bad=$((bad + 1))
+	got=$($U decode --key "$k" "$s" 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/')
+	[ "$got" = "$id" ] || bad=$((bad + 1))
+done
+is "decode --key opens libuidgen's short codes, each the text's 11 token digits" "$bad" 0
+s=$(echo 120772217587765248 | tests/lib/idref -k "$k" -S | cut -d' ' -f2)
+like "a short code's line starts with it" "$($U decode --key "$k" "$s" 2>/dev/null)" \
+	"^$s time=2026-[-0-9T:.]+Z node=7 slot=1 seq=0 id=120772217587765248 uuid="
+fails "a short code past 2^64 - 1" 2 "uidgen: LygHa16AHYG: not a public token: 13 characters of 0-9A-Za-z, its 11-character short code, or the token in decimal" \
+	decode --key "$k" LygHa16AHYG
+# 11 digits are a decimal token, as 13 digits are a decimal ID, not b32.
+is "11 digits: a decimal token, opened as libuidgen opens the decimal form" "$(echo 12345678901 | tests/lib/idref -k "$k" -O | cut -d' ' -f2-)" \
+	"$(r=$($U decode --key "$k" 12345678901 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/'); echo "${r:-error -129}")"
+fails "-f short without --key" 2 "uidgen: -f short needs --key FILE, the key file ('uidgen keygen FILE' makes one)" -f short
 t=$(echo 120772217587765248 | tests/lib/idref -k "$k" | cut -d' ' -f3)
 like "a token's line starts with the token" "$($U decode --key "$k" "$t" 2>/dev/null)" "^$t time=2026-[-0-9T:.]+Z node=7 slot=1 seq=0 id=120772217587765248 uuid="
 # A token under key 2 with its first character made key 5's: no such key.
@@ -575,7 +595,7 @@ fails "a token of a key the file lacks" 2 "uidgen: 5${t#?}: made under key 5, wh
 # One digit changed: the check digit, or the ID it opens to, refuses it.
 t2=$(printf '%s' "$t" | sed 's/^\(..\)./\1z/'); [ "$t2" != "$t" ] || t2=$(printf '%s' "$t" | sed 's/^\(..\)./\1y/')
 fails "a token with a digit changed" 2 "uidgen: $t2: not a token of $k's keys (its check fails, or it opens to no ID)" decode --key "$k" "$t2"
-fails "a token too short" 2 "uidgen: abc: not a public token: 13 characters of 0-9A-Za-z, or the token in decimal" decode --key "$k" abc
+fails "a token too short" 2 "uidgen: abc: not a public token: 13 characters of 0-9A-Za-z, its 11-character short code, or the token in decimal" decode --key "$k" abc
 fails "decode --key with -f" 2 "uidgen: decode --key reads public tokens: it takes no -f" decode --key "$k" -f hex 1
 fails "-f public without --key" 2 "uidgen: -f public needs --key FILE, the key file ('uidgen keygen FILE' makes one)" -f public
 fails "--key without -f public" 2 "uidgen: --key is the key file of -f public: give -f public too" --key "$k"

@@ -18,6 +18,7 @@
 #define FMT_UUID	((enum uidgen_format)(UIDGEN_FMT_B32 + 1))
 #define FMT_ULID	((enum uidgen_format)(UIDGEN_FMT_B32 + 2))
 #define FMT_PUBLIC	((enum uidgen_format)(UIDGEN_FMT_B32 + 3))
+#define FMT_SHORT	((enum uidgen_format)(UIDGEN_FMT_B32 + 4))
 int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto);
 int format_id(const struct uidgen_info *info, uint64_t id,
 	      enum uidgen_format fmt, char *buf, size_t len);

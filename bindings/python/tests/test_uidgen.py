@@ -332,6 +332,36 @@ class Public(unittest.TestCase):
             self.assertEqual(self.keys.parse(r[2]), id)
             self.assertEqual(self.keys.parse(r[3], decimal=True), id)
 
+    def test_short_against_libuidgen(self):
+        """Short codes (the text's 11 token digits), made and opened, code
+        by code as libuidgen's (idref -S, -s)."""
+        rng = random.Random(6)
+        ids = some_ids(300, rng) + [1 << 63]
+        alpha = uidgen.public._B62
+        codes = ["LygHa16AHYG", "LygHa16AHYF", "zzzzzzzzzzz", "00000000000", "0" * 10, "0" * 12,
+                 "0000-000000", "\u00e90000000000"]
+        for id, r in zip(ids, idref(ids, "-k", self.file, "-S")):
+            if r[1] == "error":
+                with self.assertRaises(uidgen.InvalidIdError) as cm:
+                    self.keys.format(id, short=True)
+                self.assertEqual(-cm.exception.errno, int(r[2]))
+                continue
+            code = self.keys.format(id, short=True)
+            self.assertEqual(code, r[1], id)
+            self.assertEqual(code, self.keys.format(id)[1:12], id)
+            i = rng.randrange(11)
+            codes += [code, code[:i] + rng.choice(alpha) + code[i + 1:]]
+        codes += ["".join(rng.choice(alpha) for _ in range(11)) for _ in range(200)]
+        ref = idref(codes, "-k", self.file, "-s")
+        self.assertEqual(len(ref), len(codes))
+        for code, r in zip(codes, ref):
+            if r[-2] == "error":
+                with self.assertRaises(uidgen.UidgenError, msg=code) as cm:
+                    self.keys.parse(code, short=True)
+                self.assertEqual(-cm.exception.errno, int(r[-1]), code)
+            else:
+                self.assertEqual(self.keys.parse(code, short=True), int(r[-1]), code)
+
     def test_refusals_match_libuidgen(self):
         rng = random.Random(5)
         other = uidgen.Keys()
