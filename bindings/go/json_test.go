@@ -34,7 +34,7 @@ func jsonIDs(n int) []uint64 {
 
 func TestIDJSONIsAString(t *testing.T) {
 	above := 0
-	for _, v := range jsonIDs(50000) {
+	for _, v := range jsonIDs(10000) {
 		b, err := json.Marshal(order{ID: ID(v), Item: "x"})
 		if err != nil {
 			t.Fatalf("%d: %v", v, err)
@@ -60,7 +60,7 @@ func TestIDJSONIsAString(t *testing.T) {
 			above++
 		}
 	}
-	if above < 1000 {
+	if above < 500 {
 		t.Fatalf("only %d IDs above 2^53 - 1: the test did not test them", above)
 	}
 	// The trap it avoids: a plain uint64 above 2^53 goes out as a number
