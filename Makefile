@@ -149,13 +149,17 @@ tests: userlib selftests clients
 	$(MAKE) -C lease tests/rules
 
 # The clients the VM suites test: the PostgreSQL extension (PGXS), the Go
-# binding's test binary (built here, run in the guest), and tests/lib/idref
-# (libuidgen's answers, which both bindings' tests compare theirs with).
+# binding's test binary (built here, run in the guest), the Node binding's
+# addon (cc against /usr/include/node: the VM suite node and make bench run
+# it; the host suite node-pack builds another from npm pack's tarball), and
+# tests/lib/idref (libuidgen's answers, which the bindings' tests compare
+# theirs with).
 GO_ENV = GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go GOFLAGS=-mod=mod GOTOOLCHAIN=local
 clients: userlib
 	$(MAKE) -C clients/postgresql
 	$(CC) -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuapi -Iuserlib -o tests/lib/idref tests/lib/idref.c userlib/libuidgen.a
 	cd bindings/go && $(GO_ENV) go vet ./... && $(GO_ENV) go test -c -o uidgen.test .
+	sh bindings/node/build.sh
 
 setup:
 	tests/setup.sh
@@ -332,6 +336,7 @@ clean:
 	$(MAKE) -C bench clean
 	$(MAKE) -C clients/postgresql clean
 	rm -f tests/lib/idref bindings/go/uidgen.test
+	rm -rf bindings/node/build bindings/node/deps bindings/node/*.tgz
 	rm -rf bindings/python/build bindings/python/*.egg-info
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build

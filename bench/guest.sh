@@ -47,12 +47,30 @@ echo "== bindings"
 		awk '/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); v = $3 / (n ~ /Batch4096/ ? 4096 : 1)
 				    if (!(n in b) || v < b[n]) b[n] = v }
 		     END { print "go next", b["BenchmarkNext"]; print "go batch4096", b["BenchmarkBatch4096"] }'
+	# Node: the addon's next(), batch(4096), uidgen.next() through the
+	# module's handle and crypto.randomBytes(8); the pure-JS fallback's next().
+	node bench/bindings.js
+	node bench/bindings.js js
 } > "$OUT/bindings.txt"
+# A row whose call has a C counterpart gets its ratio to C; the others
+# (crypto.randomBytes(8)) a dash. Node's goal is a ratio of its own: next()
+# against crypto.randomBytes(8) in the same run (issue 29: <= 1.0).
 awk '$1 == "c" { c[$2] = $3 }
-     { row[NR] = $0; lang[NR] = $1; what[NR] = $2; ns[NR] = $3 }
+     { row[NR] = $0; lang[NR] = $1; what[NR] = $2; ns[NR] = $3; v[$1 " " $2] = $3 }
      END { printf "%-32s %10s %10s\n", "binding, call (per ID)", "ns/ID", "ratio to C"
-	   for (i = 1; i <= NR; i++)
-		printf "%-32s %10.1f %10.2f\n", lang[i] " " (what[i] == "next" ? "next()" : "batch(4096)"), ns[i], ns[i] / c[what[i]] }' \
+	   for (i = 1; i <= NR; i++) {
+		w = what[i]
+		name = w == "next" ? "next()" : w == "batch4096" ? "batch(4096)" : \
+		       w == "randombytes8" ? "crypto.randomBytes(8)" : w == "next-module" ? "uidgen.next()" : w
+		k = w == "next-module" ? "next" : w
+		if (k in c)
+			printf "%-32s %10.1f %10.2f\n", lang[i] " " name, ns[i], ns[i] / c[k]
+		else
+			printf "%-32s %10.1f %10s\n", lang[i] " " name, ns[i], "-"
+	   }
+	   if (("node next" in v) && v["node randombytes8"] > 0)
+		printf "node next() / crypto.randomBytes(8), same run: %.2fx (goal <= 1.0); fallback: %.2fx\n", \
+		       v["node next"] / v["node randombytes8"], v["node-js next"] / v["node randombytes8"] }' \
 	"$OUT/bindings.txt" | tee "$OUT/bindings-table.txt"
 
 # The ceiling: the default layout, no borrowing.

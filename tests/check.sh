@@ -36,6 +36,9 @@ mkdir -p "$bg"
 	# uidgen-lease and uidgen-cluster without etcd or device: lease.conf
 	# checked at start, options, version, a missing device.
 	run_suite "$bg" lease-tools tests/lease/tools.sh
+	# The Node.js binding as an npm package: npm pack, an offline install
+	# of the tarball that builds its addon, its host tests.
+	run_suite "$bg" node-pack tests/shell/node-pack.sh
 	# Which kernel make builds for and make install installs into (make -n).
 	run_suite "$bg" kdir tests/kdir.sh
 	# The parts a newcomer builds alone, in a fresh clone (the PostgreSQL

@@ -142,7 +142,7 @@ done
 # scratch copy), unprivileged, in the scratch copy.
 ALLOW="make cd echo printf cat ls grep head tail sed awk cut sort uniq wc tr test [ true
 	false export python3 pip man go pkg-config cc gcc diff cmp mkdir touch cp mv ln
-	basename dirname sleep date id nm readelf ldd file od uidgen uidgen-lease uidgen-cluster"
+	basename dirname sleep date id nm readelf ldd file od uidgen uidgen-lease uidgen-cluster node"
 
 out=${DOCS_BLOCKS_OUT:-$repo/build/docs-blocks}
 chmod -R u+w "$out" 2>/dev/null

@@ -21,6 +21,13 @@ build-essential git systemd spin python3-ply python3-git
 libcurl4-openssl-dev libjson-c-dev etcd-server etcd-client openssl iproute2
 postgresql-15 postgresql-server-dev-15 golang-go python3-pip python3-setuptools python3-wheel
 ${UIDGEN_EXTRA_PKGS:-}"
+# Node.js for bindings/node: Debian's nodejs, its N-API headers (libnode-dev,
+# /usr/include/node) and npm; each only where the machine has none, as a
+# Node.js from elsewhere (NodeSource's, with its own npm and headers)
+# conflicts with Debian's packages.
+command -v node > /dev/null || pkgs="$pkgs nodejs"
+[ -e /usr/include/node/node_api.h ] || pkgs="$pkgs libnode-dev"
+command -v npm > /dev/null || pkgs="$pkgs npm"
 [ "${1:-}" != --demo ] || pkgs=$demo_pkgs
 missing=
 for p in $pkgs; do

@@ -53,13 +53,14 @@ build() {
 # Every userspace file, warning-free under both compilers (the selftests
 # need the kernel's kselftest_harness.h, unpacked from linux-source).
 make -s -C selftests kselftest/kselftest_harness.h > /dev/null
-user=$(git ls-files 'userlib/*.c' 'userlib/tests/*.c' 'selftests/*.c' 'bench/*.c' 'lease/*.c' 'tests/lease/*.c')
+# The Node.js addon with the N-API headers (libnode-dev) as system headers.
+user=$(git ls-files 'userlib/*.c' 'userlib/tests/*.c' 'selftests/*.c' 'bench/*.c' 'lease/*.c' 'tests/lease/*.c' 'bindings/node/src/*.c')
 userspace() {	# userspace CC
 	local f
 	for f in $user; do
 		"$1" -std=gnu11 -O2 -Wall -Wextra -Wformat=2 -Wshadow -Werror \
 			-D_GNU_SOURCE -DUIDGEN_VERSION=\"0\" -DUIDGEN_MODULE_VERSION=0 -Iuapi -Iuserlib -Iselftests \
-			-isystem selftests/kselftest $(pkg-config --cflags libcurl json-c) -c -o "$tmp/u.o" "$f" || return 1
+			-isystem selftests/kselftest -isystem /usr/include/node $(pkg-config --cflags libcurl json-c) -c -o "$tmp/u.o" "$f" || return 1
 	done
 }
 check "userspace: gcc -Wall -Wextra -Werror" userspace gcc

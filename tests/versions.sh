@@ -3,7 +3,7 @@
 # Versions and counts the documentation states, against their one source:
 # version.mk (the module's UIDGEN_VERSION_STR) for the manual pages'
 # .TH source line ("uidgen V"; section 3's "libuidgen V"), uidgen.pc, the
-# Python package and debian/changelog; every other version the docs, man
+# Python and Node packages and debian/changelog; every other version the docs, man
 # pages, examples and packaging files state (any X.Y.Z, but the other
 # software's named in the list below); debian/control for how many
 # packages `make deb` builds, wherever a README, guide, Makefile or test
@@ -47,6 +47,8 @@ check "uidgen.pc: Version: $v" \
 	'make -s -C userlib uidgen.pc > /dev/null && grep "^Version:" userlib/uidgen.pc && grep -qx "Version: $v" userlib/uidgen.pc'
 check "bindings/python/pyproject.toml: version = \"$v\"" \
 	'grep "^version" bindings/python/pyproject.toml && grep -qx "version = \"$v\"" bindings/python/pyproject.toml'
+check "bindings/node/package.json: \"version\": \"$v\"" \
+	'grep "\"version\"" bindings/node/package.json && grep -qx "  \"version\": \"$v\"," bindings/node/package.json'
 check "debian/changelog: the newest entry is $v" \
 	'head -n1 debian/changelog && head -n1 debian/changelog | grep -q "^uidgen ($v)"'
 # Every version the text states: each X.Y.Z (digits in the word before it,

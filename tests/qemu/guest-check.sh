@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the VM (as root, in the repository): every suite, each with
 # the module loaded the way it needs; --no-clients leaves out the clients'
-# suites (python, go, postgresql), which need one kernel only. One line per
+# suites (python, go, node, postgresql), which need one kernel only. One line per
 # suite goes to $UIDGEN_VM_OUT/summary.txt: "NAME PASS FAIL SECONDS".
 set -u
 OUT=${UIDGEN_VM_OUT:-/tmp}
@@ -94,12 +94,13 @@ suite wait-borrow selftests/uidgen_wait_test -t borrow
 load
 suite fault selftests/uidgen_fault_test --disruptive
 
-# The clients: both bindings against the device, PostgreSQL's extension
+# The clients: the bindings against the device, PostgreSQL's extension
 # (pg_regress, the module loaded four ways).
 if [ "${1:-}" != --no-clients ]; then
 	load_as 7
 	UIDGEN_NODE=7 suite python sh tests/shell/python.sh
 	UIDGEN_NODE=7 suite go sh tests/shell/go.sh
+	UIDGEN_NODE=7 suite node sh tests/shell/node.sh
 	rmmod uidgen
 	suite postgresql sh tests/shell/postgresql.sh
 fi
