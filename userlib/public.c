@@ -24,7 +24,8 @@
  *   [1..11]  the token, 11 base62 digits, most significant first
  *   [12]     the check digit
  *
- * The decimal form is the bare token (no key ID, no check).
+ * The short form is [1..11] alone, 11 characters, and the decimal form
+ * the bare token: neither has a key ID or a check digit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -266,7 +267,8 @@ int uidgen_format_public(const struct uidgen_keys *k, int key_id, uint64_t id,
 
 	if (kid < 0)
 		return kid;
-	if (text != UIDGEN_PUBLIC_TEXT && text != UIDGEN_PUBLIC_DEC)
+	if (text != UIDGEN_PUBLIC_TEXT && text != UIDGEN_PUBLIC_DEC &&
+	    text != UIDGEN_PUBLIC_SHORT)
 		return -EINVAL;
 	if (id >> UIDGEN_ID_BITS)
 		return -ERANGE;
@@ -274,6 +276,14 @@ int uidgen_format_public(const struct uidgen_keys *k, int key_id, uint64_t id,
 	if (text == UIDGEN_PUBLIC_DEC) {
 		n = snprintf(buf, len, "%llu", (unsigned long long)t);
 		return n >= 0 && (size_t)n < len ? n : -ENOSPC;
+	}
+	if (text == UIDGEN_PUBLIC_SHORT) {
+		if (len < UIDGEN_PUBLIC_SHORT_LEN + 1)
+			return -ENOSPC;
+		for (i = TOKEN_DIGITS - 1; i >= 0; i--, t /= 62)
+			buf[i] = b62[t % 62];
+		buf[UIDGEN_PUBLIC_SHORT_LEN] = '\0';
+		return UIDGEN_PUBLIC_SHORT_LEN;
 	}
 	if (len < UIDGEN_PUBLIC_LEN + 1)
 		return -ENOSPC;
@@ -283,6 +293,20 @@ int uidgen_format_public(const struct uidgen_keys *k, int key_id, uint64_t id,
 		buf[i] = b62[t % 62];
 	buf[UIDGEN_PUBLIC_LEN] = '\0';
 	return UIDGEN_PUBLIC_LEN;
+}
+
+/* TOKEN_DIGITS base62 digits at @s into @tok: -EINVAL past 2^64 - 1. */
+static int b62_token(const char *s, uint64_t *tok)
+{
+	unsigned __int128 t = 0;
+	int i;
+
+	for (i = 0; i < TOKEN_DIGITS; i++)
+		t = t * 62 + b62_value(s[i]);
+	if (t >> 64)
+		return -EINVAL;		/* past 2^64: no token's text */
+	*tok = (uint64_t)t;
+	return 0;
 }
 
 static int parse_dec(const char *s, uint64_t *v)
@@ -306,8 +330,8 @@ int uidgen_parse_public(const struct uidgen_keys *k, const char *s, int text,
 			int key_id, uint64_t *id)
 {
 	const struct pkey *p;
-	unsigned __int128 t = 0;
 	int kid, i, d, ret;
+	size_t len;
 	uint64_t tok;
 
 	if (!s)
@@ -316,16 +340,20 @@ int uidgen_parse_public(const struct uidgen_keys *k, const char *s, int text,
 		ret = parse_dec(s, &tok);
 		return ret ? ret : uidgen_private(k, key_id, tok, id);
 	}
-	if (text != UIDGEN_PUBLIC_TEXT || strlen(s) != UIDGEN_PUBLIC_LEN)
+	len = strlen(s);
+	if (!(text == UIDGEN_PUBLIC_TEXT && len == UIDGEN_PUBLIC_LEN) &&
+	    !(text == UIDGEN_PUBLIC_SHORT && len == UIDGEN_PUBLIC_SHORT_LEN))
 		return -EINVAL;
-	for (i = 0; i < UIDGEN_PUBLIC_LEN; i++)
+	for (i = 0; i < (int)len; i++)
 		if (b62_value(s[i]) < 0)
 			return -EINVAL;
-	for (i = 1; i <= TOKEN_DIGITS; i++)
-		t = t * 62 + b62_value(s[i]);
-	if (t >> 64)
-		return -EINVAL;		/* past 2^64: no token's text */
-	tok = (uint64_t)t;
+	if (text == UIDGEN_PUBLIC_SHORT) {
+		ret = b62_token(s, &tok);
+		return ret ? ret : uidgen_private(k, key_id, tok, id);
+	}
+	ret = b62_token(s + 1, &tok);
+	if (ret)
+		return ret;
 	kid = b62_value(s[0]);
 	if (key_id != UIDGEN_KEY_CURRENT && key_id != kid)
 		return -EKEYREJECTED;

@@ -125,7 +125,8 @@ int uidgen_parse_uuid(const char *s, uint8_t uuid[16]);
  * back. Keys are 128 bits, each named by a key ID 0..61 (written as one
  * base62 digit, 0-9A-Za-z); the last key of a set is its current one.
  * The text form is 13 base62 characters: key ID, 11 token digits, a check
- * digit; the decimal form is the bare 64-bit token.
+ * digit; the short form the 11 token digits alone, and the decimal form
+ * the bare 64-bit token (neither names its key nor has a check digit).
  */
 #define UIDGEN_KEY_BYTES	16
 #define UIDGEN_KEY_IDS		62
@@ -133,7 +134,9 @@ int uidgen_parse_uuid(const char *s, uint8_t uuid[16]);
 #define UIDGEN_PUBLIC_ROUNDS	8
 #define UIDGEN_PUBLIC_TEXT	0	/* 13 characters of 0-9A-Za-z */
 #define UIDGEN_PUBLIC_DEC	1	/* the token in decimal */
+#define UIDGEN_PUBLIC_SHORT	2	/* the token's 11 base62 digits alone */
 #define UIDGEN_PUBLIC_LEN	13
+#define UIDGEN_PUBLIC_SHORT_LEN	11
 /* Longest text, with its NUL: a decimal token's 20 digits. */
 #define UIDGEN_PUBLIC_STR_MAX	21
 

@@ -31,6 +31,8 @@ const (
 	KeyIDs = 62
 	// PublicTextLen is the text form's length.
 	PublicTextLen = 13
+	// PublicShortLen is the short code's length: the text's token digits.
+	PublicShortLen = 11
 	// KeyCurrent names a set's current key.
 	KeyCurrent  = -1
 	b62         = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -280,6 +282,52 @@ func (k *Keys) Format(keyID int, id uint64, decimal bool) (string, error) {
 	return string(s[:]), nil
 }
 
+// FormatShort is the token of id as its short code: the 11 base62 digits
+// of the text alone, no key ID, no check digit (for short URLs).
+func (k *Keys) FormatShort(keyID int, id uint64) (string, error) {
+	t, err := k.Public(keyID, id)
+	if err != nil {
+		return "", err
+	}
+	var s [PublicShortLen]byte
+	for i, v := PublicShortLen-1, t; i >= 0; i, v = i-1, v/62 {
+		s[i] = b62[v%62]
+	}
+	return string(s[:]), nil
+}
+
+// ParseShort is the ID of a short code, opened with keyID (KeyCurrent: the
+// current key): EINVAL for no short code, EKEYREJECTED if it opens to no ID.
+func (k *Keys) ParseShort(keyID int, s string) (uint64, error) {
+	t, ok := b62Token(s, PublicShortLen)
+	if !ok {
+		return 0, keyErr("not a short code: "+strconv.Quote(s), syscall.EINVAL)
+	}
+	return k.Private(keyID, t)
+}
+
+// b62Token is the value of s, n base62 digits, if it is below 2^64.
+func b62Token(s string, n int) (uint64, bool) {
+	if len(s) != n {
+		return 0, false
+	}
+	var hi, lo uint64 // the digits' value as 128 bits
+	for i := 0; i < n; i++ {
+		d := b62Value(s[i])
+		if d < 0 {
+			return 0, false
+		}
+		// (hi:lo) = (hi:lo) * 62 + d
+		h0, l0 := mul64(lo, 62)
+		hi = hi*62 + h0
+		lo = l0 + uint64(d)
+		if lo < l0 {
+			hi++
+		}
+	}
+	return lo, hi == 0
+}
+
 func b62Value(c byte) int {
 	switch {
 	case c >= '0' && c <= '9':
@@ -307,26 +355,11 @@ func (k *Keys) Parse(keyID int, s string, decimal bool) (uint64, error) {
 		}
 		return k.Private(keyID, t)
 	}
-	if len(s) != PublicTextLen {
+	if len(s) != PublicTextLen || b62Value(s[0]) < 0 || b62Value(s[PublicTextLen-1]) < 0 {
 		return 0, bad
 	}
-	var hi, lo uint64 // the 11 digits' value as 128 bits
-	for i := 0; i < PublicTextLen; i++ {
-		if b62Value(s[i]) < 0 {
-			return 0, bad
-		}
-	}
-	for i := 1; i <= PublicTextLen-2; i++ {
-		d := uint64(b62Value(s[i]))
-		// (hi:lo) = (hi:lo) * 62 + d
-		h0, l0 := mul64(lo, 62)
-		hi = hi*62 + h0
-		lo = l0 + d
-		if lo < l0 {
-			hi++
-		}
-	}
-	if hi != 0 {
+	lo, ok := b62Token(s[1:PublicTextLen-1], PublicShortLen)
+	if !ok {
 		return 0, bad
 	}
 	kid := b62Value(s[0])

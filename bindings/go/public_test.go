@@ -90,6 +90,56 @@ func TestPublicVectors(t *testing.T) {
 		if err1 != nil || err2 != nil || id1 != v.id || id2 != v.id {
 			t.Errorf("ID %d: opened %d %v, %d %v", v.id, id1, err1, id2, err2)
 		}
+		// The short code is the text's 11 token digits.
+		short, err := k.FormatShort(KeyCurrent, v.id)
+		id3, err3 := k.ParseShort(1, short)
+		if err != nil || short != v.text[1:12] || err3 != nil || id3 != v.id {
+			t.Errorf("ID %d: short %q %v, opened %d %v", v.id, short, err, id3, err3)
+		}
+	}
+}
+
+// Short codes, made and opened, token by token as libuidgen's (idref -S, -s).
+func TestShortAgainstLibuidgen(t *testing.T) {
+	k, path := keyFile(t)
+	rng := mrand.New(mrand.NewSource(6))
+	ids := someIDs(2000, rng)
+	lines := make([]string, len(ids))
+	for i, id := range ids {
+		lines[i] = strconv.FormatUint(id, 10)
+	}
+	codes := []string{"LygHa16AHYG", "LygHa16AHYF", "zzzzzzzzzzz", "00000000000", "0000000000",
+		"000000000000", "0000-000000", "\u00e9000000000"}
+	for i, r := range idref(t, lines, "-k", path, "-S") {
+		got, err := k.FormatShort(KeyCurrent, ids[i])
+		if r[1] == "error" {
+			if want, _ := strconv.Atoi(r[2]); errnoOf(err) != want {
+				t.Errorf("%d: %v, libuidgen %s", ids[i], err, r[2])
+			}
+			continue
+		}
+		if got != r[1] || err != nil {
+			t.Errorf("%d: %q %v, libuidgen %s", ids[i], got, err, r[1])
+		}
+		j := rng.Intn(11)
+		codes = append(codes, got, got[:j]+string(b62[rng.Intn(62)])+got[j+1:])
+	}
+	for i := 0; i < 300; i++ {
+		var c [11]byte
+		for j := range c {
+			c[j] = b62[rng.Intn(62)]
+		}
+		codes = append(codes, string(c[:]))
+	}
+	for i, r := range idref(t, codes, "-k", path, "-s") {
+		id, err := k.ParseShort(KeyCurrent, codes[i])
+		if r[len(r)-2] == "error" {
+			if want, _ := strconv.Atoi(r[len(r)-1]); errnoOf(err) != want {
+				t.Errorf("%q: %d %v, libuidgen %s", codes[i], id, err, r[len(r)-1])
+			}
+		} else if strconv.FormatUint(id, 10) != r[len(r)-1] || err != nil {
+			t.Errorf("%q: %d %v, libuidgen %s", codes[i], id, err, r[len(r)-1])
+		}
 	}
 }
 

@@ -118,6 +118,10 @@ func (e *Error) Error() string {
 		hint = ": the ID is further ahead of this machine's clock than the module's " +
 			"observe_ahead_ms: nothing was changed; check both machines' time synchronisation"
 	}
+	if e.Op == opUnmarshalID || e.Op == opMarshalID {
+		hint = ": an ID in JSON is a string of decimal digits, at most 2^63 - 1, or a number " +
+			"of at most 2^53 - 1 (JavaScript rounds larger ones): send IDs as strings"
+	}
 	return fmt.Sprintf("uidgen: %s: %s%s", e.Op, e.Errno.Error(), hint)
 }
 

@@ -10,8 +10,10 @@
  * The public form (man 3 uidgen_public), with the keys of FILE: with
  * -k FILE, for each decimal ID on stdin, "ID TOKEN TEXT DECIMAL" under the
  * current key (TOKEN as 16 hex digits), or "ID error -ERRNO"; with -k FILE
- * -o, each line is a 13-character text and with -k FILE -O a decimal token
- * (opened with the current key): "LINE ID" or "LINE error -ERRNO".
+ * -o, each line is a 13-character text, with -k FILE -O a decimal token
+ * and with -k FILE -s an 11-character short code (opened with the current
+ * key): "LINE ID" or "LINE error -ERRNO". With -k FILE -S, for each decimal
+ * ID, "ID SHORT" (its short code under the current key) or "ID error -ERRNO".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +22,7 @@
 
 #include "uidgen.h"
 
-static int public_form(const char *path, int open_text)
+static int public_form(const char *path, int open_text, int make_short)
 {
 	char line[128], text[UIDGEN_PUBLIC_STR_MAX], dec[UIDGEN_PUBLIC_STR_MAX];
 	struct uidgen_keys *keys;
@@ -44,6 +46,16 @@ static int public_form(const char *path, int open_text)
 			continue;
 		}
 		ret = uidgen_parse(line, UIDGEN_FMT_DEC, &id);
+		if (make_short) {
+			if (!ret)
+				ret = uidgen_format_public(keys, UIDGEN_KEY_CURRENT, id,
+							   UIDGEN_PUBLIC_SHORT, text, sizeof(text));
+			if (ret < 0)
+				printf("%s error %d\n", line, ret);
+			else
+				printf("%s %s\n", line, text);
+			continue;
+		}
 		if (!ret)
 			ret = uidgen_public(keys, UIDGEN_KEY_CURRENT, id, &token);
 		if (!ret)
@@ -65,7 +77,7 @@ int main(int argc, char **argv)
 {
 	char line[128], u7[UIDGEN_UUID_STR_MAX], u8t[UIDGEN_UUID_STR_MAX];
 	char ulid[UIDGEN_UUID_STR_MAX];
-	int def = 0, uuids = 0, open_text = -1, i, ret;
+	int def = 0, uuids = 0, open_text = -1, make_short = 0, i, ret;
 	const char *keyfile = NULL;
 	struct uidgen_info info = { .size = sizeof(info) };
 	struct uidgen_parts p;
@@ -84,13 +96,17 @@ int main(int argc, char **argv)
 			open_text = UIDGEN_PUBLIC_TEXT;
 		else if (!strcmp(argv[i], "-O"))
 			open_text = UIDGEN_PUBLIC_DEC;
+		else if (!strcmp(argv[i], "-s"))
+			open_text = UIDGEN_PUBLIC_SHORT;
+		else if (!strcmp(argv[i], "-S"))
+			make_short = 1;
 		else {
-			fprintf(stderr, "usage: idref [-d] [-u] [-k KEYFILE [-o|-O]] < lines\n");
+			fprintf(stderr, "usage: idref [-d] [-u] [-k KEYFILE [-o|-O|-s|-S]] < lines\n");
 			return 2;
 		}
 	}
 	if (keyfile)
-		return public_form(keyfile, open_text);
+		return public_form(keyfile, open_text, make_short);
 	if (def) {
 		uidgen_default_info(&info);
 	} else if ((ret = uidgen_open(&g, NULL)) || (ret = uidgen_info(g, &info)) < 0) {

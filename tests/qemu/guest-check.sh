@@ -64,6 +64,9 @@ suite libuidgen userlib/tests/unit
 suite libuidgen-asan userlib/tests/unit-asan
 suite libuidgen-tsan userlib/tests/unit-tsan
 suite cli sh tests/shell/cli.sh
+# The JS-safe layout, loaded with uidgen.conf.example's line (issue 29).
+load_as 7 $(sed -n 's/^#options uidgen \(ts_bits=.*\)/\1/p' etc/uidgen.conf.example)
+suite jssafe sh tests/shell/jssafe.sh
 
 load
 suite node selftests/uidgen_node_test
@@ -97,7 +100,7 @@ if [ "${1:-}" != --no-clients ]; then
 	load_as 7
 	UIDGEN_NODE=7 suite python sh tests/shell/python.sh
 	UIDGEN_NODE=7 suite go sh tests/shell/go.sh
-	UIDGEN_NODE=7 suite node sh tests/shell/node.sh
+	UIDGEN_NODE=7 suite nodejs sh tests/shell/node.sh
 	rmmod uidgen
 	suite postgresql sh tests/shell/postgresql.sh
 fi

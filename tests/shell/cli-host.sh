@@ -369,10 +369,38 @@ fails "--epoch-ms past 64 bits of ns" 2 "uidgen: --epoch-ms '18446744073710': to
 fails "--layout twice" 2 \
 	"uidgen: decode: --layout given twice ('41/5/5/12', then '43/6/4/10'): give it once: see 'uidgen decode --help'" \
 	decode --layout 41/5/5/12 --layout 43/6/4/10 1
-fails "info --layout" 2 \
-	"uidgen: info takes no --layout (an option of decode): see 'uidgen info --help'" info --layout 41/5/5/12
 fails "printing IDs --epoch-ms" 2 \
-	"uidgen: printing IDs takes no --epoch-ms (an option of decode): see 'uidgen --help'" --epoch-ms 5
+	"uidgen: printing IDs takes no --epoch-ms (an option of decode and info): see 'uidgen --help'" --epoch-ms 5
+# --- info --layout: a layout's trade and its JS-safe line, no device (issue 29)
+# The line's date is the start of ID 2^53's tick; before it every ID is
+# below 2^53. The JS-safe preset (admin guide) is 51/5/2/5, 1 ms.
+jsl() { $U -d "$tmp/none" info "$@" | grep '^js-safe:'; }
+is "info --layout 51/5/2/5: js-safe until 2095, the default's last tick" "$(jsl --layout 51/5/2/5)" \
+	"js-safe:   yes, until 2095-09-07T15:47:35.552Z: every ID made before then is below 2^53, exact as a JavaScript number"
+is "info --layout 51/5/2/5: the whole layout, device not read" "$($U -d "$tmp/none" info --layout 51/5/2/5 | grep -v '^js-safe:')" \
+"layout:    timestamp 51 | node 5 | slot 2 | sequence 5 bits
+slots:     4
+tick:      1000 us, up to 32 IDs per tick per slot
+epoch:     1767225600000 ms (2026-01-01T00:00:00.000Z)
+last tick: 73382-09-11T20:14:45.247Z"
+is "info --layout 48/5/3/7 --tick-us 10000: until 2113" "$(jsl --layout 48/5/3/7 --tick-us 10000)" \
+	"js-safe:   yes, until 2113-02-08T13:44:29.440Z: every ID made before then is below 2^53, exact as a JavaScript number"
+is "the default layout is not: its IDs passed 2^53 24.9 days after the epoch" "$(jsl --layout 41/5/5/12)" \
+	"js-safe:   no, IDs made since 2026-01-25T20:31:23.648Z are 2^53 or more: send them to JavaScript as strings"
+is "--epoch-ms alone: the default layout from that epoch" "$(jsl --epoch-ms 0)" \
+	"js-safe:   no, IDs made since 1970-01-25T20:31:23.648Z are 2^53 or more: send them to JavaScript as strings"
+# The property, for every layout of 12 low bits or more: the date is when
+# decode first shows ID 2^53's time, and ID 2^53 - 1 falls before it.
+for l in 51/5/2/5 50/6/2/5 51/4/2/6 45/8/5/5 41/5/5/12 48/5/3/7; do
+	w=$(jsl --layout $l | sed -E 's/.* (until|since) ([^ :]+:[^ ]+Z)[: ].*/\2/')
+	t53=$($U decode --layout $l 9007199254740992 | sed -E 's/.* time=([^ ]+) .*/\1/')
+	t53m=$($U decode --layout $l 9007199254740991 | sed -E 's/.* time=([^ ]+) .*/\1/')
+	is "$l: the js-safe date is ID 2^53's tick" "$w" "$t53"
+	ok "$l: ID 2^53 - 1's tick is before it" [ "$t53m" \< "$t53" ]
+done
+fails "info --layout that is no layout" 2 \
+	"uidgen: --layout '41/5/5/13': its widths add up to 64 bits, and an ID's add up to 63: give the four that 'uidgen info' shows where the IDs were made" \
+	info --layout 41/5/5/13
 h=$($U decode --help)
 like "decode --help: --layout" "$h" "^  --layout TS/N/S/Q +"
 like "decode --help: --tick-us" "$h" "^  --tick-us US +"
@@ -540,6 +568,26 @@ for id in $ids; do
 	[ "$got" = "$id" ] || bad=$((bad + 1))
 done
 is "decode --key opens libuidgen's tokens, text and decimal, to their IDs" "$bad" 0
+# The short code (issue 29): the text's 11 token digits, no key ID, no
+# check digit; decode --key reads 11 characters not all digits as one.
+bad=0
+for id in $ids 0 9007199254740991; do
+	set -- $(echo "$id" | tests/lib/idref -k "$k")
+	s=$(echo "$id" | tests/lib/idref -k "$k" -S | cut -d' ' -f2)
+	[ "$s" = "$(printf '%s' "$3" | cut -c2-12)" ] || bad=$((bad + 1))
+	got=$($U decode --key "$k" "$s" 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/')
+	[ "$got" = "$id" ] || bad=$((bad + 1))
+done
+is "decode --key opens libuidgen's short codes, each the text's 11 token digits" "$bad" 0
+s=$(echo 120772217587765248 | tests/lib/idref -k "$k" -S | cut -d' ' -f2)
+like "a short code's line starts with it" "$($U decode --key "$k" "$s" 2>/dev/null)" \
+	"^$s time=2026-[-0-9T:.]+Z node=7 slot=1 seq=0 id=120772217587765248 uuid="
+fails "a short code past 2^64 - 1" 2 "uidgen: LygHa16AHYG: not a public token: 13 characters of 0-9A-Za-z, its 11-character short code, or the token in decimal" \
+	decode --key "$k" LygHa16AHYG
+# 11 digits are a decimal token, as 13 digits are a decimal ID, not b32.
+is "11 digits: a decimal token, opened as libuidgen opens the decimal form" "$(echo 12345678901 | tests/lib/idref -k "$k" -O | cut -d' ' -f2-)" \
+	"$(r=$($U decode --key "$k" 12345678901 2>/dev/null | sed 's/.* id=\([0-9]*\) .*/\1/'); echo "${r:-error -129}")"
+fails "-f short without --key" 2 "uidgen: -f short needs --key FILE, the key file ('uidgen keygen FILE' makes one)" -f short
 t=$(echo 120772217587765248 | tests/lib/idref -k "$k" | cut -d' ' -f3)
 like "a token's line starts with the token" "$($U decode --key "$k" "$t" 2>/dev/null)" "^$t time=2026-[-0-9T:.]+Z node=7 slot=1 seq=0 id=120772217587765248 uuid="
 # A token under key 2 with its first character made key 5's: no such key.
@@ -547,7 +595,7 @@ fails "a token of a key the file lacks" 2 "uidgen: 5${t#?}: made under key 5, wh
 # One digit changed: the check digit, or the ID it opens to, refuses it.
 t2=$(printf '%s' "$t" | sed 's/^\(..\)./\1z/'); [ "$t2" != "$t" ] || t2=$(printf '%s' "$t" | sed 's/^\(..\)./\1y/')
 fails "a token with a digit changed" 2 "uidgen: $t2: not a token of $k's keys (its check fails, or it opens to no ID)" decode --key "$k" "$t2"
-fails "a token too short" 2 "uidgen: abc: not a public token: 13 characters of 0-9A-Za-z, or the token in decimal" decode --key "$k" abc
+fails "a token too short" 2 "uidgen: abc: not a public token: 13 characters of 0-9A-Za-z, its 11-character short code, or the token in decimal" decode --key "$k" abc
 fails "decode --key with -f" 2 "uidgen: decode --key reads public tokens: it takes no -f" decode --key "$k" -f hex 1
 fails "-f public without --key" 2 "uidgen: -f public needs --key FILE, the key file ('uidgen keygen FILE' makes one)" -f public
 fails "--key without -f public" 2 "uidgen: --key is the key file of -f public: give -f public too" --key "$k"

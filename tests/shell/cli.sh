@@ -76,6 +76,17 @@ like "info shows the layout" "$info" \
 	"^layout: +timestamp $(cat /sys/module/uidgen/parameters/ts_bits) \| node $(cat /sys/module/uidgen/parameters/node_bits) \| slot"
 like "info shows the epoch" "$info" "^epoch: +$(cat /sys/module/uidgen/parameters/epoch_ms) ms"
 
+# The JS-safe line (issue 29): the device's layout says what --layout
+# says of the same parameters, without the device; tests/shell/jssafe.sh
+# runs under the JS-safe layout itself.
+P=/sys/module/uidgen/parameters
+js=$(printf '%s\n' "$info" | grep '^js-safe:')
+is "info's js-safe line is --layout's of the loaded parameters" "$js" \
+	"$($U -d /nonexistent info --layout "$(cat $P/ts_bits)/$(cat $P/node_bits)/$(cat $P/slot_bits)/$(cat $P/seq_bits)" \
+		--tick-us "$(cat $P/tick_us)" --epoch-ms "$(cat $P/epoch_ms)" | grep '^js-safe:')"
+like "and it is one of the two lines" "$js" \
+	'^js-safe:   (yes, until [-0-9T:.]+Z: every ID made before then is below 2\^53, exact as a JavaScript number|no, IDs made since [-0-9T:.]+Z are 2\^53 or more: send them to JavaScript as strings)$'
+
 $U -n abc > /dev/null 2>&1; is "-n abc exits 2" "$?" 2
 $U -f oct > /dev/null 2>&1; is "unknown format exits 2" "$?" 2
 $U frobnicate > /dev/null 2>&1; is "unknown command exits 2" "$?" 2

@@ -96,9 +96,9 @@ insmod "$KO" slot_bits=0 seq_bits=2 ts_bits=56 tick_us=10000000 &&
 	$U set-node 2 --new > /dev/null
 regress wait uidgen_wait
 unload
-# The public form needs no module (its key file: uidgen.public_key_file,
+# The public form and IDs in JSON need no module (the key file: uidgen.public_key_file,
 # set at the server's start above; the test writes the file).
-regress nomodule uidgen_nomodule uidgen_public
+regress nomodule uidgen_nomodule uidgen_public uidgen_json
 
 ok "no backend crashed (server log)" \
 	eval '! grep -E "terminated by signal|server process .* was terminated|PANIC" $T/server.log'

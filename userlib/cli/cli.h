@@ -18,6 +18,7 @@
 #define FMT_UUID	((enum uidgen_format)(UIDGEN_FMT_B32 + 1))
 #define FMT_ULID	((enum uidgen_format)(UIDGEN_FMT_B32 + 2))
 #define FMT_PUBLIC	((enum uidgen_format)(UIDGEN_FMT_B32 + 3))
+#define FMT_SHORT	((enum uidgen_format)(UIDGEN_FMT_B32 + 4))
 int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto);
 int format_id(const struct uidgen_info *info, uint64_t id,
 	      enum uidgen_format fmt, char *buf, size_t len);
@@ -34,7 +35,7 @@ int cmd_decode(const char *dev, char **argv, int argc,
 	       const struct uidgen_info *given, const char *key_file);
 
 /* info.c */
-int cmd_info(const char *dev);
+int cmd_info(const char *dev, const struct uidgen_info *given);
 int cmd_stats(const char *dev);
 
 /* node.c: where a node ID about to be assigned takes its floor from. */

@@ -238,7 +238,7 @@ static void bad_token(const char *s, const char *file, int err)
 		fprintf(stderr, "%s: %s: not a token of %s's keys (its check fails, or it opens to no ID)\n",
 			prog, s, file);
 	else
-		fprintf(stderr, "%s: %s: not a public token: 13 characters of 0-9A-Za-z, or the token in decimal\n",
+		fprintf(stderr, "%s: %s: not a public token: 13 characters of 0-9A-Za-z, its 11-character short code, or the token in decimal\n",
 			prog, s);
 }
 
@@ -283,10 +283,16 @@ int cmd_decode(const char *dev, char **argv, int argc,
 	for (i = 0; i < argc; i++) {
 		f = auto_format(argv[i], fmt);
 		if (keys) {
-			/* A token: 13 characters, else its decimal. */
+			/*
+			 * A token: 13 characters; 11 not all digits its short
+			 * code (as 13 are b32 unless all digits); else decimal.
+			 */
+			len = strlen(argv[i]);
 			ret = uidgen_parse_public(keys, argv[i],
-						  strlen(argv[i]) == UIDGEN_PUBLIC_LEN ?
-						  UIDGEN_PUBLIC_TEXT : UIDGEN_PUBLIC_DEC,
+						  len == UIDGEN_PUBLIC_LEN ? UIDGEN_PUBLIC_TEXT :
+						  len == UIDGEN_PUBLIC_SHORT_LEN &&
+						  strspn(argv[i], "0123456789") != len ?
+						  UIDGEN_PUBLIC_SHORT : UIDGEN_PUBLIC_DEC,
 						  UIDGEN_KEY_CURRENT, &id);
 			if (ret) {
 				bad_token(argv[i], key_file, ret);

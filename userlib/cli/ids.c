@@ -2,7 +2,8 @@
 /*
  * Printing IDs (uidgen with no command word) and the output formats it and
  * decode share: dec, hex and b32 are libuidgen's, uuid and ulid the ID's
- * UUIDv7 and ULID views, which need the layout.
+ * UUIDv7 and ULID views, which need the layout; public and short the
+ * opaque token's text and short code, which need the key file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@ int parse_format(const char *s, enum uidgen_format *fmt, int allow_auto)
 		*fmt = UIDGEN_FMT_B32;
 	else if (!allow_auto && !strcmp(s, "public"))
 		*fmt = FMT_PUBLIC;
+	else if (!allow_auto && !strcmp(s, "short"))
+		*fmt = FMT_SHORT;
 	else if (allow_auto && !strcmp(s, "auto"))
 		*fmt = UIDGEN_FMT_AUTO;
 	else
@@ -58,11 +61,13 @@ int cmd_generate(const char *dev, unsigned long count,
 	struct uidgen *g;
 	int ret;
 
-	if ((fmt == FMT_PUBLIC) != !!key_file) {
-		fprintf(stderr, key_file ?
-			"%s: --key is the key file of -f public: give -f public too\n" :
-			"%s: -f public needs --key FILE, the key file ('%s keygen FILE' makes one)\n",
-			prog, prog);
+	if ((fmt == FMT_PUBLIC || fmt == FMT_SHORT) != !!key_file) {
+		if (key_file)
+			fprintf(stderr, "%s: --key is the key file of -f public: give -f public too\n",
+				prog);
+		else
+			fprintf(stderr, "%s: -f %s needs --key FILE, the key file ('%s keygen FILE' makes one)\n",
+				prog, fmt == FMT_SHORT ? "short" : "public", prog);
 		return 2;
 	}
 	if (key_file && load_keys(key_file, &keys))
@@ -90,6 +95,7 @@ int cmd_generate(const char *dev, unsigned long count,
 		}
 		for (i = 0; i < got; i++) {
 			ret = keys ? uidgen_format_public(keys, UIDGEN_KEY_CURRENT, ids[i],
+							  fmt == FMT_SHORT ? UIDGEN_PUBLIC_SHORT :
 							  UIDGEN_PUBLIC_TEXT, text, sizeof(text)) :
 			      format_id(&info, ids[i], fmt, text, sizeof(text));
 			if (ret < 0) {

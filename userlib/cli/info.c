@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uidgen info and uidgen stats: the loaded module's layout, tick, epoch
- * and node ID; the generator's clocks, node state, floor, grant and
- * counters, from INFO and sysfs (and debugfs's per-slot counters).
+ * uidgen info and uidgen stats: the loaded module's layout, tick, epoch,
+ * node ID and whether its IDs are exact as JavaScript numbers (or those of
+ * a layout given with --layout); the generator's clocks, node state,
+ * floor, grant and counters, from INFO and sysfs (and debugfs's per-slot
+ * counters).
  */
 #include <errno.h>
 #include <limits.h>
@@ -68,7 +70,30 @@ static void warn_offset(const char *sys)
 	fclose(f);
 }
 
-int cmd_info(const char *dev)
+/*
+ * The JS-safe line: whether the layout's IDs are below 2^53, the largest
+ * integer a JavaScript number (a double) holds exactly with all below it.
+ * The widths add up to 63, so every layout's IDs pass 2^53 once the
+ * timestamp reaches tick 2^(53 - node - slot - seq): say when that is
+ * (the start of ID 2^53's tick), and whether it has come.
+ */
+static void print_js_safe(const struct uidgen_info *info)
+{
+	struct uidgen_parts p;
+	char when[64];
+
+	if (uidgen_decode(info, 1ULL << 53, &p))
+		return;
+	format_time(p.unix_ms, when, sizeof(when));
+	if ((unsigned long long)p.unix_ms > wall_ms())
+		printf("js-safe:   yes, until %s: every ID made before then is below 2^53, exact as a JavaScript number\n",
+		       when);
+	else
+		printf("js-safe:   no, IDs made since %s are 2^53 or more: send them to JavaScript as strings\n",
+		       when);
+}
+
+int cmd_info(const char *dev, const struct uidgen_info *given)
 {
 	struct uidgen_info info;
 	struct uidgen_parts p;
@@ -77,6 +102,11 @@ int cmd_info(const char *dev)
 	FILE *f;
 	int ret;
 
+	if (given) {
+		/* --layout and friends: the layout alone, the device not read. */
+		info = *given;
+		goto layout;
+	}
 	ret = uidgen_open(&g, dev);
 	if (ret)
 		return fail_open(ret, dev);
@@ -96,6 +126,7 @@ int cmd_info(const char *dev)
 		printf("node_id:   unassigned (no ID is issued until one is)\n");
 	else
 		printf("node_id:   %u\n", info.node_id);
+layout:
 	printf("layout:    timestamp %u | node %u | slot %u | sequence %u bits\n",
 	       info.ts_bits, info.node_bits, info.slot_bits, info.seq_bits);
 	printf("slots:     %u\n", info.nr_slots);
@@ -108,6 +139,7 @@ int cmd_info(const char *dev)
 		format_time(p.unix_ms, when, sizeof(when));
 		printf("last tick: %s\n", when);
 	}
+	print_js_safe(&info);
 	warn_life(&info);
 	return 0;
 }

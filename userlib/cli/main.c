@@ -173,7 +173,8 @@ static int run(int argc, char **argv)
 		return cmd_decode(device, argv, argc, fmt, fmt_arg,
 				  has_layout ? &layout : NULL, key_file);
 	case CMD_INFO:
-		return no_args(id, argv, argc) ?: cmd_info(device);
+		return no_args(id, argv, argc) ?:
+		       cmd_info(device, has_layout ? &layout : NULL);
 	case CMD_SET_NODE:
 		return cmd_set_node(device, argv, argc, &src);
 	case CMD_REVOKE:

@@ -157,6 +157,16 @@ static void test_token_vectors(void)
 		ret = uidgen_parse_public(k, kats[i].dec, UIDGEN_PUBLIC_DEC, 1, &id);
 		CHECK(!ret && id == kats[i].id, "'%s': %d, %llu", kats[i].dec, ret,
 		      (unsigned long long)id);
+		/* The short form is the text's 11 token digits. */
+		ret = uidgen_format_public(k, UIDGEN_KEY_CURRENT, kats[i].id,
+					   UIDGEN_PUBLIC_SHORT, buf, sizeof(buf));
+		CHECK(ret == 11 && !strncmp(buf, kats[i].text + 1, 11) && !buf[11],
+		      "ID %llu: short %d '%s', not '%.11s'", (unsigned long long)kats[i].id,
+		      ret, buf, kats[i].text + 1);
+		id = ~0ULL;
+		ret = uidgen_parse_public(k, buf, UIDGEN_PUBLIC_SHORT, 1, &id);
+		CHECK(!ret && id == kats[i].id, "short '%s': %d, %llu", buf, ret,
+		      (unsigned long long)id);
 	}
 	uidgen_keys_free(k);
 }
@@ -210,6 +220,14 @@ static void test_round_trip_ids(void)
 		ret = uidgen_format_public(k, UIDGEN_KEY_CURRENT, id,
 					   UIDGEN_PUBLIC_DEC, buf, sizeof(buf));
 		ret = ret < 0 ? ret : uidgen_parse_public(k, buf, UIDGEN_PUBLIC_DEC,
+							  UIDGEN_KEY_CURRENT, &back);
+		CHECK(!ret && back == id, "%llu '%s': %d %llu",
+		      (unsigned long long)id, buf, ret, (unsigned long long)back);
+		ret = uidgen_format_public(k, UIDGEN_KEY_CURRENT, id,
+					   UIDGEN_PUBLIC_SHORT, buf, sizeof(buf));
+		CHECK(ret == 11 && strlen(buf) == 11, "%llu short: %d '%s'",
+		      (unsigned long long)id, ret, buf);
+		ret = ret < 0 ? ret : uidgen_parse_public(k, buf, UIDGEN_PUBLIC_SHORT,
 							  UIDGEN_KEY_CURRENT, &back);
 		CHECK(!ret && back == id, "%llu '%s': %d %llu",
 		      (unsigned long long)id, buf, ret, (unsigned long long)back);
@@ -382,6 +400,67 @@ static void test_no_order(void)
 	CHECK(fabs(ft - 0.5) < 0.006, "%.4f of texts in order", ft);
 	printf("# order: %.4f of %d consecutive ID pairs keep it in the token, %.4f in the text\n",
 	       f, PAIRS, ft);
+	uidgen_keys_free(k);
+}
+
+/*
+ * The short form: fixed length, digits in ASCII order, so strcmp() sorts
+ * short codes as their tokens (and the tokens not as the IDs); and it
+ * refuses what is no short code.
+ */
+static void test_short(void)
+{
+	struct uidgen_keys *k = keys_of(1, key0f);
+	char a[UIDGEN_PUBLIC_STR_MAX], b[UIDGEN_PUBLIC_STR_MAX];
+	uint64_t x, y, tx, ty, id;
+	unsigned int agree = 0;
+	int i, ret, c;
+
+	for (i = 0; i < 200000; i++) {
+		x = rnd() >> 1;
+		/* Half the pairs close together: order in the low digits too. */
+		y = i & 1 ? rnd() >> 1 : (x + (rnd() & 0xffff)) & (~0ULL >> 1);
+		uidgen_public(k, UIDGEN_KEY_CURRENT, x, &tx);
+		uidgen_public(k, UIDGEN_KEY_CURRENT, y, &ty);
+		uidgen_format_public(k, UIDGEN_KEY_CURRENT, x, UIDGEN_PUBLIC_SHORT, a, sizeof(a));
+		uidgen_format_public(k, UIDGEN_KEY_CURRENT, y, UIDGEN_PUBLIC_SHORT, b, sizeof(b));
+		c = strcmp(a, b);
+		agree += (c < 0) == (tx < ty) && (c == 0) == (tx == ty);
+	}
+	CHECK(agree == 200000, "%u of 200000 short-code pairs sort as their tokens", agree);
+	ret = uidgen_format_public(k, UIDGEN_KEY_CURRENT, 5, UIDGEN_PUBLIC_SHORT, a, 11);
+	CHECK(ret == -ENOSPC, "10 bytes and a NUL: %d", ret);
+	ret = uidgen_format_public(k, UIDGEN_KEY_CURRENT, 5, 3, a, sizeof(a));
+	CHECK(ret == -EINVAL, "text 3: %d", ret);
+	uidgen_format_public(k, UIDGEN_KEY_CURRENT, 5, UIDGEN_PUBLIC_SHORT, a, sizeof(a));
+	CHECK(uidgen_parse_public(k, "", UIDGEN_PUBLIC_SHORT, -1, &id) == -EINVAL, "empty");
+	snprintf(b, sizeof(b), "%.10s", a);
+	CHECK(uidgen_parse_public(k, b, UIDGEN_PUBLIC_SHORT, -1, &id) == -EINVAL, "10 chars");
+	snprintf(b, sizeof(b), "%.11s0", a);
+	CHECK(uidgen_parse_public(k, b, UIDGEN_PUBLIC_SHORT, -1, &id) == -EINVAL, "12 chars");
+	CHECK(uidgen_parse_public(k, kats[1].text, UIDGEN_PUBLIC_SHORT, -1, &id) == -EINVAL,
+	      "a 13-character text");
+	snprintf(b, sizeof(b), "%s", a);
+	b[4] = '_';
+	CHECK(uidgen_parse_public(k, b, UIDGEN_PUBLIC_SHORT, -1, &id) == -EINVAL, "'_'");
+	ret = uidgen_parse_public(k, "LygHa16AHYG", UIDGEN_PUBLIC_SHORT, -1, &id);
+	CHECK(ret == -EINVAL, "2^64: %d", ret);
+	ret = uidgen_parse_public(k, "zzzzzzzzzzz", UIDGEN_PUBLIC_SHORT, -1, &id);
+	CHECK(ret == -EINVAL, "62^11 - 1: %d", ret);
+	ret = uidgen_parse_public(k, a, UIDGEN_PUBLIC_SHORT, 2, &id);
+	CHECK(ret == -ENOKEY, "key 2, not in the set: %d", ret);
+	/* About half of all 11-digit values open to no ID (top bit set). */
+	for (i = 0, c = 0; i < 10000; i++) {
+		x = rnd();
+		for (ret = 10; ret >= 0; ret--, x /= 62)
+			b[ret] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[x % 62];
+		b[11] = 0;
+		ret = uidgen_parse_public(k, b, UIDGEN_PUBLIC_SHORT, -1, &id);
+		CHECK(ret == 0 || ret == -EKEYREJECTED, "'%s': %d", b, ret);
+		c += ret == -EKEYREJECTED;
+	}
+	CHECK(c > 4700 && c < 5300, "%d of 10000 random short codes refused (about half)", c);
+	printf("# short: 200000 pairs sort as their tokens; %d of 10000 random codes open to no ID\n", c);
 	uidgen_keys_free(k);
 }
 
@@ -605,6 +684,7 @@ int main(void)
 	RUN(test_avalanche);
 	RUN(test_no_order);
 	RUN(test_text_refusals);
+	RUN(test_short);
 	RUN(test_keys);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       passed, failed);

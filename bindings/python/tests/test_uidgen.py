@@ -174,6 +174,66 @@ class NoDevice(unittest.TestCase):
             self.assertEqual(cm.exception.errno, errno.ENOENT)
 
 
+class JSON(unittest.TestCase):
+    """IDs in JSON: every int beyond 2^53 - 1 goes out as a string (one as a
+    number is what JavaScript rounds), and every ID comes back exact."""
+
+    def test_ids_out_as_strings(self):
+        import json
+        rng = random.Random(29)
+        ids = some_ids(10000, rng) + [uidgen.MAX_SAFE_INTEGER + d for d in (-1, 0, 1, 2)]
+        above = 0
+        for id in ids:
+            out = uidgen.to_json({"id": id, "ids": [id, (id, 5)], "n": 5, "t": True})
+            back = json.loads(out)
+            if id > uidgen.MAX_SAFE_INTEGER:
+                above += 1
+                self.assertEqual(back["id"], str(id), out)
+                self.assertEqual(back["ids"], [str(id), [str(id), 5]], out)
+            else:
+                self.assertEqual(back["id"], id, out)
+            self.assertEqual((back["n"], back["t"]), (5, True), out)
+            self.assertEqual(uidgen.id_from_json(back["id"]), id)
+            # A number is what JavaScript's JSON.parse() makes a double of: exact.
+            if not isinstance(back["id"], str):
+                self.assertEqual(int(float(back["id"])), id, out)
+        self.assertGreater(above, 1000)
+        # The trap: json's own output of an ID above 2^53, read as a double.
+        self.assertNotEqual(int(json.loads(json.dumps(2**53 + 1), parse_int=float)), 2**53 + 1)
+
+    def test_encoder_everywhere(self):
+        import json
+        big = 120772217587765249
+
+        class Order:
+            pass
+
+        class Enc(uidgen.JSONEncoder):
+            def default(self, o):
+                return {"id": big} if isinstance(o, Order) else super().default(o)
+        self.assertEqual(json.dumps(big, cls=uidgen.JSONEncoder), '"120772217587765249"')
+        self.assertEqual(json.dumps(-big, cls=uidgen.JSONEncoder), '"-120772217587765249"')
+        self.assertEqual(json.dumps([Order()], cls=Enc), '[{"id": "120772217587765249"}]')
+        self.assertEqual(uidgen.to_json({"a": [big]}, indent=1), '{\n "a": [\n  "120772217587765249"\n ]\n}')
+        with open(os.devnull, "w") as f:
+            json.dump({"id": big}, f, cls=uidgen.JSONEncoder)
+        self.assertEqual(uidgen.to_json({"id": 2**53 - 1}), '{"id": 9007199254740991}')
+        self.assertEqual(uidgen.to_json([True, False, None, 1.5]), '[true, false, null, 1.5]')
+
+    def test_id_from_json(self):
+        good = {"0": 0, "9223372036854775807": 2**63 - 1, 9007199254740991: 2**53 - 1, 0: 0}
+        for v, want in good.items():
+            self.assertEqual(uidgen.id_from_json(v), want)
+        bad = {"": errno.EINVAL, "-1": errno.EINVAL, "012": errno.EINVAL, " 1": errno.EINVAL,
+               "1.0": errno.EINVAL, "\u0661": errno.EINVAL, "9223372036854775808": errno.ERANGE,
+               9007199254740992: errno.ERANGE, -1: errno.ERANGE, 1.0: errno.EINVAL,
+               True: errno.EINVAL, None: errno.EINVAL}
+        for v, want in bad.items():
+            with self.assertRaises(uidgen.InvalidIdError, msg=repr(v)) as cm:
+                uidgen.id_from_json(v)
+            self.assertEqual(cm.exception.errno, want, repr(v))
+
+
 class Harness(unittest.TestCase):
     """The tests' own plumbing."""
 
@@ -271,6 +331,36 @@ class Public(unittest.TestCase):
                               self.keys.format(id, decimal=True)], r[1:], id)
             self.assertEqual(self.keys.parse(r[2]), id)
             self.assertEqual(self.keys.parse(r[3], decimal=True), id)
+
+    def test_short_against_libuidgen(self):
+        """Short codes (the text's 11 token digits), made and opened, code
+        by code as libuidgen's (idref -S, -s)."""
+        rng = random.Random(6)
+        ids = some_ids(300, rng) + [1 << 63]
+        alpha = uidgen.public._B62
+        codes = ["LygHa16AHYG", "LygHa16AHYF", "zzzzzzzzzzz", "00000000000", "0" * 10, "0" * 12,
+                 "0000-000000", "\u00e90000000000"]
+        for id, r in zip(ids, idref(ids, "-k", self.file, "-S")):
+            if r[1] == "error":
+                with self.assertRaises(uidgen.InvalidIdError) as cm:
+                    self.keys.format(id, short=True)
+                self.assertEqual(-cm.exception.errno, int(r[2]))
+                continue
+            code = self.keys.format(id, short=True)
+            self.assertEqual(code, r[1], id)
+            self.assertEqual(code, self.keys.format(id)[1:12], id)
+            i = rng.randrange(11)
+            codes += [code, code[:i] + rng.choice(alpha) + code[i + 1:]]
+        codes += ["".join(rng.choice(alpha) for _ in range(11)) for _ in range(200)]
+        ref = idref(codes, "-k", self.file, "-s")
+        self.assertEqual(len(ref), len(codes))
+        for code, r in zip(codes, ref):
+            if r[-2] == "error":
+                with self.assertRaises(uidgen.UidgenError, msg=code) as cm:
+                    self.keys.parse(code, short=True)
+                self.assertEqual(-cm.exception.errno, int(r[-1]), code)
+            else:
+                self.assertEqual(self.keys.parse(code, short=True), int(r[-1]), code)
 
     def test_refusals_match_libuidgen(self):
         rng = random.Random(5)

@@ -15,7 +15,8 @@ observe(id) makes every ID this machine mints afterwards greater than id
 decode(), to_uuid() and from_uuid() are libuidgen's arithmetic
 (Documentation/uuid.rst), by the layout given, else the device's, else
 (no device) the default one. Device errors are OSError subclasses carrying
-the errno.
+the errno. JSONEncoder and to_json() write IDs into JSON as strings
+(jsonids.py; a JavaScript number holds integers exactly only to 2^53 - 1).
 """
 import builtins
 import collections
@@ -469,3 +470,6 @@ def from_ulid(s, info=None):
 from .public import (Keys, NoKeyError, KeyRejectedError, KeyFileError,  # noqa: E402
                      KeyFilePermissionError)
 __all__ += ["Keys", "NoKeyError", "KeyRejectedError", "KeyFileError", "KeyFilePermissionError"]
+# IDs in JSON (jsonids.py): ints beyond 2^53 - 1 out as strings.
+from .jsonids import MAX_SAFE_INTEGER, JSONEncoder, to_json, id_from_json  # noqa: E402
+__all__ += ["MAX_SAFE_INTEGER", "JSONEncoder", "to_json", "id_from_json"]

@@ -2,8 +2,9 @@
 """The opaque public form of an ID, as libuidgen makes it (userlib/public.c,
 man 3 uidgen_public, Documentation/public-ids.rst): an 8-round Feistel network
 over the ID's 32-bit halves with SipHash-2-4 as the round function; a text of
-13 base62 characters (key ID, 11 token digits, check digit) and a decimal
-form; key sets and key files, with libuidgen's format and permission checks.
+13 base62 characters (key ID, 11 token digits, check digit), a decimal
+form and a short code (the 11 token digits alone); key sets and key files,
+with libuidgen's format and permission checks.
 Pure Python, standard library only; its tests compare every token with
 libuidgen's (tests/lib/idref -k)."""
 import errno as _errno
@@ -16,6 +17,7 @@ ROUNDS = 8
 KEY_BYTES = 16
 KEY_IDS = 62
 TEXT_LEN = 13
+SHORT_LEN = 11
 _M64 = (1 << 64) - 1
 _M32 = (1 << 32) - 1
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -205,21 +207,34 @@ class Keys:
     def _check_digit(key, key_id, token):
         return _B62[siphash24(key, token.to_bytes(8, "little") + bytes([key_id])) % 62]
 
-    def format(self, id, key_id=None, decimal=False):
-        """The token of an ID as its 13-character text, or in decimal."""
+    def format(self, id, key_id=None, decimal=False, short=False):
+        """The token of an ID as its 13-character text, in decimal, or (short)
+        as its short code: the text's 11 token digits alone."""
         kid, key = self._key(key_id)
         token = self.public(id, kid)
         if decimal:
             return str(token)
+        if short:
+            return _b62_digits(token)
         return _B62[kid] + _b62_digits(token) + self._check_digit(key, kid, token)
 
-    def parse(self, s, key_id=None, decimal=False):
-        """The ID of a token's text (or decimal form, opened with key_id)."""
+    def parse(self, s, key_id=None, decimal=False, short=False):
+        """The ID of a token's text (or decimal form or short code, opened
+        with key_id)."""
         if decimal:
             if not s or not s.isascii() or not s.isdigit() or (s[0] == "0" and len(s) > 1) \
                     or int(s) > _M64:
                 raise InvalidIdError(_errno.EINVAL, "not a decimal token", s)
             return self.private(int(s), key_id)
+        if short:
+            if len(s) != SHORT_LEN or any(c not in _B62V for c in s):
+                raise InvalidIdError(_errno.EINVAL, "not a short code: 11 characters of 0-9A-Za-z", s)
+            token = 0
+            for c in s:
+                token = token * 62 + _B62V[c]
+            if token > _M64:
+                raise InvalidIdError(_errno.EINVAL, "not a short code: past 2^64", s)
+            return self.private(token, key_id)
         if len(s) != TEXT_LEN or any(c not in _B62V for c in s):
             raise InvalidIdError(_errno.EINVAL, "not a token: 13 characters of 0-9A-Za-z", s)
         token = 0

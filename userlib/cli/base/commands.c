@@ -36,6 +36,9 @@ static const struct option opts_decode[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_LAYOUTS, OPT_KEYFILE,
 	OPT_END,
 };
+static const struct option opts_info[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_LAYOUTS, OPT_END,
+};
 static const struct option opts_plain[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_END,
 };
@@ -77,9 +80,12 @@ const struct command commands[CMD_COUNT] = {
 		"  -f, --format FMT    dec (default), hex (0x and 16 digits), b32 (13 Crockford\n"
 		"                      base32 digits that sort like the IDs), uuid (the ID's\n"
 		"                      lossless UUIDv7, which sorts like it), ulid (the same\n"
-		"                      128 bits as a ULID) or public (the opaque token, 13\n"
-		"                      characters: neither time nor order shows; --key)\n"
-		"  --key FILE          the key file of -f public ('uidgen keygen FILE')\n" },
+		"                      128 bits as a ULID), public (the opaque token, 13\n"
+		"                      characters: neither time nor order shows; --key) or\n"
+		"                      short (the token's 11 digits alone, for short URLs:\n"
+		"                      no key ID, no check digit; --key)\n"
+		"  --key FILE          the key file of -f public and short ('uidgen keygen\n"
+		"                      FILE')\n" },
 	[CMD_DECODE] = { "decode", ":d:f:hV", opts_decode,
 		"decode [-f auto|dec|hex|b32|uuid|ulid] [--key F] ID...",
 		"an ID's time, node, slot, sequence, id= and UUID",
@@ -96,11 +102,20 @@ const struct command commands[CMD_COUNT] = {
 		"  --tick-us US        their tick in us (default 1000)\n"
 		"  --epoch-ms MS       their epoch, a Unix time in ms (default 1767225600000)\n"
 		"  --key FILE          read public tokens (uidgen -f public) with FILE's keys:\n"
-		"                      13 characters, or the token in decimal\n" },
-	[CMD_INFO] = { "info", ":d:hV", opts_plain, "info",
+		"                      13 characters; 11, not all digits, a short code (-f\n"
+		"                      short, opened with the current key); or the token in\n"
+		"                      decimal\n" },
+	[CMD_INFO] = { "info", ":d:hV", opts_info,
+		"info [--layout L] [--tick-us US] [--epoch-ms MS]",
 		"the loaded module's layout, tick, epoch and node ID",
 		"Print the version, node ID, layout, slots, tick, epoch and last tick of the\n"
-		"loaded module.\n", NULL },
+		"loaded module, and whether its IDs are below 2^53 (js-safe: exact as\n"
+		"JavaScript numbers), until when. With --layout, --tick-us or --epoch-ms,\n"
+		"the same for that layout (the rest as the default's), the device not read.\n",
+		"  --layout TS/N/S/Q   the field widths in bits: timestamp, node, slot and\n"
+		"                      sequence (default 41/5/5/12)\n"
+		"  --tick-us US        the tick in us (default 1000)\n"
+		"  --epoch-ms MS       the epoch, a Unix time in ms (default 1767225600000)\n" },
 	[CMD_SET_NODE] = { "set-node", ":d:hV", opts_set_node,
 		"set-node NODE_ID --new|--floor MS|--state FILE",
 		"assign the node ID with its floor (CAP_SYS_ADMIN)",
