@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The ping-pong of issue 30, both halves.
 
-  pingpong.py relay PORT            on the host: A connects to PORT, B to
-                                    PORT + 1; pass each line to the other;
-                                    answer "TIME" with "T" and the host's
+  pingpong.py relay FILE            on the host: listen on two free ports
+                                    of 127.0.0.1, A's and B's, and write
+                                    them to FILE ("PORT_A PORT_B"); pass
+                                    each line to the other side; answer
+                                    "TIME" with "T" and the host's
                                     CLOCK_REALTIME in ns
-  pingpong.py guest A|B PORT OFFSET_MS ROUNDS
+  pingpong.py guest A|B PORT OFFSET_MS ROUNDS   (PORT: this side's)
                                     in a guest: set the wall clock to the
                                     host's + OFFSET_MS, check that it runs
                                     at the host's rate, then run the phases
@@ -44,15 +46,21 @@ SYS = "/sys/class/misc/uid/"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def relay(port):
+def relay(ports_file):
     peers = [None, None]
     ready = threading.Condition()
+    servers = []
+    for _ in (0, 1):
+        srv = socket.socket()
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        servers.append(srv)
+    with open(ports_file + ".tmp", "w") as f:
+        f.write("%d %d\n" % tuple(srv.getsockname()[1] for srv in servers))
+    os.rename(ports_file + ".tmp", ports_file)
 
     def serve(k):
-        srv = socket.socket()
-        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        srv.bind(("127.0.0.1", port + k))
-        srv.listen(1)
+        srv = servers[k]
         me, _ = srv.accept()
         srv.close()
         me.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -142,7 +150,7 @@ class Link:
 def guest(role, port, offset_ms, rounds):
     sys.path.insert(0, os.path.join(ROOT, "bindings/python"))
     import uidgen
-    link = Link(port + (role == "B"))
+    link = Link(port)
 
     # This guest's clocks against the host's over 5 s: under TCG on a busy
     # host the kernel can take a TSC rate far off at boot, and its clocks
@@ -174,7 +182,7 @@ def guest(role, port, offset_ms, rounds):
 
     def load(bound):
         subprocess.run("rmmod uidgen", shell=True, stderr=subprocess.DEVNULL)
-        sh("insmod module/uidgen.ko observe_ahead_ms=%d" % bound)
+        sh("insmod %s observe_ahead_ms=%d" % (os.environ.get("UIDGEN_KO", "module/uidgen.ko"), bound))
         sh("userlib/uidgen set-node %d --new" % (1 if role == "A" else 2))
 
     def phase(name, bound, observe):
@@ -233,6 +241,6 @@ def guest(role, port, offset_ms, rounds):
 
 if __name__ == "__main__":
     if sys.argv[1] == "relay":
-        relay(int(sys.argv[2]))
+        relay(sys.argv[2])
     else:
         guest(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
