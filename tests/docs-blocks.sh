@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The docs are tested: every command block of README.md, the admin guide
-# and fleet.rst, run as written, and the output they show compared.
+# The docs are tested: every command block of README.md, the admin guide,
+# fleet.rst and design.rst, run as written, and the output they show
+# compared.
 #
 # Markdown (tests/lib/md-blocks.awk): a fence is ``` or ~~~, indented or
 # not; an indented code block (4 columns in, not a list item's text) is a
@@ -55,7 +56,9 @@
 #                                      prompt: a console session, as
 #                                      above; anything else is a failure:
 #                                      mark it
-#   .. docs-test: module               run in the VM
+#   .. docs-test: module               run in the VM (a console session
+#                                      too, if its first line is a "$ "
+#                                      prompt)
 #   .. docs-test: skip: REASON         counted as unrun with REASON
 #   .. docs-test: not-a-command: WHAT  not a command (a config file, YAML,
 #                                      a formula, a diagram): counted
@@ -117,7 +120,8 @@
 # built uidgen, uidgen-lease and uidgen-cluster are on PATH, as installed.
 #
 #   tests/docs-blocks.sh [FILE...]
-#       (default: README.md Documentation/admin-guide.rst Documentation/fleet.rst)
+#       (default: README.md Documentation/admin-guide.rst Documentation/fleet.rst
+#       Documentation/design.rst)
 #   DOCS_BLOCKS_OUT=DIR: the scratch directory (default build/docs-blocks)
 # Prints TAP, a "# unrun: N (reasons)" line (every block not run: nothing
 # is left out of it, or unread) and a "# Totals:" line; exit
@@ -136,7 +140,8 @@ for a in "$@"; do
 	esac
 done
 [ "${1:-}" != -- ] || shift
-[ $# -gt 0 ] || set -- README.md Documentation/admin-guide.rst Documentation/fleet.rst
+[ $# -gt 0 ] || set -- README.md Documentation/admin-guide.rst Documentation/fleet.rst \
+	Documentation/design.rst
 
 # The commands a host block may run (besides relative paths: files of the
 # scratch copy), unprivileged, in the scratch copy.
@@ -317,8 +322,10 @@ for i in $(seq 1 "$n"); do
 	file=${where%:*}
 	case $file in
 	*.rst)
-		# A literal block starting with a "$ " prompt: a console session.
-		if [ -z "$kind" ] && grep -m1 -v '^[[:space:]]*$' "$b" | grep -q '^\$ '; then
+		# A literal block starting with a "$ " prompt: a console session
+		# (on the host, or marked module: in the VM).
+		if { [ -z "$kind" ] || [ "$kind" = module ]; } &&
+			grep -m1 -v '^[[:space:]]*$' "$b" | grep -q '^\$ '; then
 			lang=console
 		fi
 		if [ -z "$kind" ] && [ "$lang" != console ]; then

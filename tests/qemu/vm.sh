@@ -24,7 +24,10 @@
 #
 # VM_NET=1 gives the guest a virtio-net NIC on QEMU's user network (the
 # host is 10.0.2.2; the job configures the link itself); VM_SMP sets the
-# CPU count (default 2); VM_QEMU_ARGS adds QEMU options (e.g. -rtc base=).
+# CPU count (default 2); VM_QEMU_ARGS adds QEMU options (e.g. -rtc base=);
+# VM_APPEND adds kernel arguments after the usual ones (a later
+# clocksource= wins over clocksource=tsc; tests/observe/pingpong.sh says
+# why it takes the HPET).
 #
 # A guest whose kernel dies before the job starts, or has not started it
 # after $VM_BOOT_TIMEOUT seconds (default 300; a boot takes 3 to 10), is
@@ -155,7 +158,7 @@ boot() {
 		$([ "${VM_NET:-0}" = 1 ] && echo "-nic user,model=virtio-net-pci" || echo "-nic none") \
 		${VM_QEMU_ARGS:-} \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4" \
+		-append "console=ttyS0 clocksource=tsc tsc=reliable panic=-1 quiet loglevel=4${VM_APPEND:+ $VM_APPEND}" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
 		< /dev/null 2>&1 | tee "$out/console.log" |

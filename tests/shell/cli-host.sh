@@ -37,7 +37,7 @@ fails "stats -n" 2 \
 	"uidgen: stats takes no -n (an option of printing IDs): see 'uidgen stats --help'" \
 	stats -n 3
 fails "info -f" 2 \
-	"uidgen: info takes no -f (an option of printing IDs and decode): see 'uidgen info --help'" \
+	"uidgen: info takes no -f (an option of printing IDs, decode and observe): see 'uidgen info --help'" \
 	info -f hex
 fails "revoke-node --state" 2 \
 	"uidgen: revoke-node takes no --state (an option of set-node): see 'uidgen revoke-node --help'" \
@@ -116,7 +116,7 @@ is "--fo before and after -n: the same" \
 fails "--fl before set-node is --floor" 2 \
 	"uidgen: --floor 'x': not a Unix time in ms, in decimal" --fl x set-node 7
 fails "--f for a command with neither --format nor --floor" 2 \
-	"uidgen: info takes no --f (short for --format, an option of printing IDs and decode, --floor, an option of set-node, or --force, an option of revoke-node): see 'uidgen info --help'" \
+	"uidgen: info takes no --f (short for --format, an option of printing IDs, decode and observe, --floor, an option of set-node, or --force, an option of revoke-node): see 'uidgen info --help'" \
 	info --f x
 fails "state keep --ahead-ms 0" 2 \
 	"uidgen: state keep needs --ahead-ms above 0: the kernel issues nothing past the grant, and a grant of now would stop it at once; leave it out for the default, 60000" \
@@ -139,7 +139,7 @@ is "uidgen help is uidgen --help" "$($U help)" "$($U --help)"
 is "--help's first line" "$($U --help | head -n 1)" \
 	"Usage: uidgen [-d DEVICE] [-n COUNT] [-f dec|hex|b32|uuid|ulid|public] [--key F]"
 like "--help names 'uidgen help COMMAND'" "$($U --help)" "uidgen help COMMAND"
-for c in decode info set-node revoke-node stats "state restore" "state keep" "state save" help; do
+for c in decode observe info set-node revoke-node stats "state restore" "state keep" "state save" help; do
 	# $c unquoted: "state restore" is two words.
 	h=$($U $c --help); rc=$?
 	is "$c --help exits 0" "$rc" 0
@@ -152,7 +152,7 @@ like "help state: keep" "$h" "^ +uidgen \[-d DEVICE\] state keep FILE \[--ahead-
 like "help state: save" "$h" "^ +uidgen \[-d DEVICE\] state save FILE\$"
 is "state --help is help state" "$($U state --help)" "$h"
 # Every help text, of every command: no line over 80 columns.
-for c in "" help decode info set-node revoke-node stats state "state restore" \
+for c in "" help decode observe info set-node revoke-node stats state "state restore" \
 	"state keep" "state save"; do
 	long=$($U $c --help | awk 'length > 80 { print length ": " $0 }')
 	is "uidgen${c:+ $c} --help: no line over 80 columns" "$long" ""
@@ -160,7 +160,7 @@ done
 like "decode --help: -f auto" "$($U decode --help)" "^  -f, --format FMT +how to read the IDs: auto \(default"
 like "set-node --help: --new" "$($U set-node --help)" "^  --new +"
 fails "help of an unknown command" 2 \
-	"uidgen: help: unknown command 'bogus': the commands are decode, info, set-node, revoke-node, stats, state, keygen and help; see 'uidgen --help'" \
+	"uidgen: help: unknown command 'bogus': the commands are decode, observe, info, set-node, revoke-node, stats, state, keygen and help; see 'uidgen --help'" \
 	help bogus
 fails "help of an unknown state command" 2 \
 	"uidgen: help: unknown command 'state bogus': state save, state restore or state keep; see 'uidgen help state'" \
@@ -184,7 +184,7 @@ fails "state restore --ahead-ms 2^64-1" 2 \
 
 # --- Usage errors name the next step (19.8) --------------------------------
 fails "unknown command" 2 \
-	"uidgen: unknown command 'frobnicate': the commands are decode, info, set-node, revoke-node, stats, state, keygen and help; see 'uidgen --help'" \
+	"uidgen: unknown command 'frobnicate': the commands are decode, observe, info, set-node, revoke-node, stats, state, keygen and help; see 'uidgen --help'" \
 	frobnicate
 for c in info stats revoke-node; do
 	fails "$c extra" 2 "uidgen: $c takes no arguments ('extra'): see 'uidgen $c --help'" $c extra
@@ -440,6 +440,104 @@ fails "--floor 2^63" 2 "uidgen: --floor '9223372036854775808': too large, at mos
 fails "--floor of 20 digits" 2 "uidgen: --floor '99999999999999999999': too large, at most 9223372036854775807" \
 	set-node 7 --floor 99999999999999999999
 
+# --- observe (issue 30): usage, and IDs read as decode reads them ------------
+fails "observe with no ID" 2 "uidgen: observe needs an ID: see 'uidgen observe --help'" observe
+fails "observe of two IDs" 2 \
+	"uidgen: observe takes one ID ('2' is one too many): see 'uidgen observe --help'" observe 1 2
+fails "observe -n" 2 \
+	"uidgen: observe takes no -n (an option of printing IDs): see 'uidgen observe --help'" observe -n 3 1
+fails "observe --layout: the layout is the device's" 2 \
+	"uidgen: observe takes no --layout (an option of decode and info): see 'uidgen observe --help'" \
+	observe --layout 41/5/5/12 1
+fails "observe -f oct" 2 "uidgen: -f 'oct': unknown format: give auto, dec, hex, b32, uuid or ulid" observe -f oct 1
+fails "observe -f public" 2 "uidgen: -f 'public': unknown format: give auto, dec, hex, b32, uuid or ulid" \
+	observe -f public 1
+fails "observe -f with no value" 2 "uidgen: observe: -f needs a value: see 'uidgen observe --help'" observe 1 -f
+fails "observe -f twice" 2 \
+	"uidgen: observe: -f (--format) given twice ('hex', then 'dec'): give it once: see 'uidgen observe --help'" \
+	observe -f hex 1 -f dec
+fails "observe --key with -f" 2 "uidgen: observe --key reads a public token: it takes no -f" \
+	observe --key "$tmp/k" -f hex 1
+fails "-d /dev/null observe 5" 1 \
+	"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)" \
+	-d /dev/null observe 5
+# Every text decode refuses, observe refuses with decode's message (what
+# it reads, "observe reads"), exit 2, before it needs the device.
+OREADS="observe reads a decimal ID (digits only, at most 9223372036854775807), 0x and up to 16 hex digits, 13 Crockford base32 digits, a UUID (36 or 32 hex digits) or a ULID (26 base32 digits)"
+for bad in abc 0x ' 123' 1_000 0x123456789abcdef01 18446744073709551616 9223372036854775808 \
+	0x00000000000000001 0123456789abcdef0123456789abcdef0 '' 7ZZZZZZZZZZZZZZZZZZZZZZZZZ \
+	01a22b21-6ca0-7000-8e10-00000000000 01a22b21-6ca0-7000-8e10-00000000000g \
+	01a22b21x6ca0-7000-8e10-000000000000 01M8NJ2V50E008W4000000000U 81M8NJ2V50E008W40000000000 \
+	3f2504e0-4f89-41d3-9a0c-0305e82c3301 01a22b21-6ca0-7000-0e10-000000000000 \
+	"-f hex zz" "-f uuid 120687119160971264" "-f dec 0x10" "-f b32 01a22b21-6ca0-7000-8e10-000000000000"; do
+	case $bad in -f*) set -- $bad ;; *) set -- "$bad" ;; esac
+	want=$($U -d "$tmp/none" decode "$@" 2>&1 > /dev/null | tail -n 1 | sed "s/; decode reads .*/; $OREADS/; s/without -f, decode reads/without -f, observe reads/")
+	fails "observe '$bad' with no device: decode's message" 2 "$want" -d "$tmp/none" observe "$@"
+done
+is "observe of an empty ID says it is empty" "$($U observe '' 2>&1)" "uidgen: '': not an ID: it is empty; $OREADS"
+# What decode reads, observe reads: each spelling of an ID (decimal, hex,
+# base32, and -f's) gets as far as the device, whose absence it then says
+# first (exit 1, as any failure; what to do follows it); a UUID or ULID
+# needs the device's layout first. Base32 that starts 0X is hex to auto
+# (decode --help: "0x.. is hex"): -f b32 reads it.
+# missing DESC ARGS...: 'uidgen -d $tmp/none ARGS' exits 1, its first line
+# on standard error the device's ENOENT.
+missing() {
+	_d=$1; shift
+	_e=$($U -d "$tmp/none" "$@" 2>&1 > /dev/null); _r=$?
+	is "$_d: exits 1" "$_r" 1
+	is "$_d: says the device is missing" "$(printf '%s\n' "$_e" | head -n 1)" \
+		"uidgen: $tmp/none: No such file or directory"
+}
+b32() {	# b32 ID: its 13 Crockford base32 digits
+	_v=$1; _o=
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
+		_o=$(printf '%s' 0123456789ABCDEFGHJKMNPQRSTVWXYZ | cut -c$(( (_v & 31) + 1 )))$_o
+		_v=$((_v >> 5))
+	done
+	printf '%s\n' "$_o"
+}
+is "b32 (this test's) agrees with decode" "$($U -d "$tmp/none" decode "$(b32 120772217587765248)" 2>/dev/null | cut -d' ' -f6)" \
+	"id=120772217587765248"
+seed=30
+bad=0
+for t in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	rnd 2147483647; hi=$R; rnd 2147483647; id=$(( (hi << 32 | R) & 0x7fffffffffffffff ))
+	[ "$t" = 1 ] && id=0
+	[ "$t" = 2 ] && id=9223372036854775807
+	b=$(b32 "$id"); case $b in 0[Xx]*) b="-f b32 $b" ;; esac
+	for form in "$id" "$(printf '0x%x' "$id")" "$(printf '0X%016X' "$id")" "$b" \
+		"-f dec $id" "-f hex $(printf '%x' "$id")" "-f b32 $(b32 "$id")" \
+		"$(printf '%s' "$b" | tr 'A-Z' 'a-z')"; do
+		set -- $form
+		out=$($U -d "$tmp/none" observe "$@" 2>&1); rc=$?
+		if [ "$rc" != 1 ] || [ "$(printf '%s\n' "$out" | head -n 1)" != "uidgen: $tmp/none: No such file or directory" ]; then
+			bad=$((bad + 1)); echo "# observe $form: exit $rc, $out"
+		fi
+	done
+done
+is "observe reads 20 IDs in 8 spellings each, then says the device is missing (exit 1)" "$bad" 0
+for u in 01a22b21-6ca0-7000-8e10-000000000000 01A22B216CA070008E10000000000000 01M8NJ2V50E008W40000000000 \
+	"-f uuid 01M8NJ2V50E008W40000000000"; do
+	missing "observe $u with no device: the device, whose layout reads it" observe $u
+done
+# A public token (--key): opened with the file's keys, before the device.
+$U keygen "$tmp/okeys" > /dev/null
+t=$(echo 120772217587765248 | tests/lib/idref -k "$tmp/okeys" | cut -d' ' -f3,4)
+missing "observe --key TOKEN: opened, then the device" observe --key "$tmp/okeys" "${t% *}"
+missing "observe --key DECIMAL-TOKEN: opened, then the device" observe --key "$tmp/okeys" "${t#* }"
+fails "observe --key of a text that is no token" 2 \
+	"uidgen: abc: not a public token: 13 characters of 0-9A-Za-z, its 11-character short code, or the token in decimal" \
+	-d "$tmp/none" observe --key "$tmp/okeys" abc
+fails "observe --key of no file" 1 "uidgen: $tmp/none: no such key file: 'uidgen keygen $tmp/none' makes one" \
+	observe --key "$tmp/none" 1
+h=$($U observe --help)
+like "observe --help: its usage" "$(printf '%s\n' "$h" | head -n 1)" \
+	"^Usage: uidgen \[-d DEVICE\] observe \[-f auto\|dec\|hex\|b32\|uuid\|ulid\] \[--key F\] ID\$"
+like "observe --help: refused ahead of observe_ahead_ms, exit 1" "$(printf '%s\n' "$h" | tr -s ' \n' '  ')" \
+	"observe_ahead_ms \(default 500\) ahead of this machine's clock is refused \(exit status 1\)"
+like "uidgen --help lists observe" "$($U --help)" "^  observe +make every ID minted from now on greater than ID\$"
+
 # --- Output that cannot be written (28) ---------------------------------------
 # Every command that writes checks its output, as coreutils' close_stdout
 # does: a full disk, a pipe whose reader has gone (SIGPIPE ignored, as a
@@ -455,7 +553,7 @@ gone() {
 }
 for c in "decode 1 2 3" "-d $tmp/none decode 1" --help -V --version help "help decode" \
 	"help state" "state --help" "decode --help" "info --help" "set-node --help" \
-	"revoke-node --help" "stats --help" "state restore --help" "state keep --help" \
+	"revoke-node --help" "observe --help" "stats --help" "state restore --help" "state keep --help" \
 	"state save --help" "help --help" "info -V"; do
 	err=$($U $c 2>&1 > /dev/full); rc=$?
 	is "uidgen $c > /dev/full: exits 1" "$rc" 1
@@ -480,7 +578,7 @@ is "decode 1 x > /dev/full: the bad ID, then the write error" \
 	"$(printf '%s\n' "$err" | grep -c "not an ID\|write error")" 2
 
 # --- A file that is not the device (19.8) -----------------------------------
-for c in "" info stats revoke-node "decode 1" "set-node 7 --new" "state save $tmp/st"; do
+for c in "" info stats revoke-node "decode 1" "observe 1" "set-node 7 --new" "state save $tmp/st"; do
 	fails "-d /dev/null $c" 1 \
 		"uidgen: /dev/null: not a uidgen device (Inappropriate ioctl for device): give the uidgen device with -d PATH (default /dev/uid)" \
 		-d /dev/null $c
@@ -494,7 +592,7 @@ if [ -e /sys/module/uidgen ]; then
 	echo "# the uidgen module is loaded here: the no-module checks are left out"
 else
 	for c in "" info revoke-node "set-node 7 --new" "state save $tmp/st" \
-		"state restore $tmp/st" "-d $tmp/none"; do
+		"state restore $tmp/st" "-d $tmp/none" "observe 1" "observe 0x1f" "observe $D1"; do
 		fails "no module: uidgen $c" 1 "$HINT2" $c
 		is "no module: uidgen $c: the modprobe form before it" \
 			"$($U $c 2>&1 | tail -n 2 | head -n 1)" "$HINT"

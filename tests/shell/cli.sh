@@ -128,6 +128,53 @@ like "with EPERM" "$err" "Operation not permitted"
 like "and says to run it as root" "$err" "^uidgen: this needs CAP_SYS_ADMIN: run it as root\$"
 is "nobody can read IDs" "$(setpriv --reuid=65534 --regid=65534 --clear-groups $U -n 3 | wc -l)" 3
 
+# --- observe (issue 30), at the default bound (observe_ahead_ms=500) -----------
+# ahead MS: an ID of node 3, slot 1, sequence 5 whose time is MS ms after
+# this machine's wall clock (ticks of a ms: the default layout's). The
+# bound is against the wall clock (the ID clock's anchor), not against the
+# lead earlier observes left, so each is reckoned from the wall clock.
+set -- $($U info | sed -n 's/^layout: *timestamp [0-9]* | node \([0-9]*\) | slot \([0-9]*\) | sequence \([0-9]*\) bits$/\1 \2 \3/p')
+nb=$1 sb=$2 qb=$3
+epoch=$($U info | sed -n 's/^epoch: *\([0-9]*\) ms.*/\1/p')
+like "observe: the layout's tick is a ms (what ahead counts in)" "$($U info)" "tick: +1000 us"
+ahead() { echo $(( ($(date +%s%3N) - epoch + $1) << (nb + sb + qb) | 3 << (sb + qb) | 1 << qb | 5 )); }
+moved=$(cat $D/observe_moved); refused=$(cat $D/observe_refused)
+is "observe_ahead_ms is the default, 500" "$(cat /sys/module/uidgen/parameters/observe_ahead_ms)" 500
+# An ID from a tick already past moves nothing (and is no error).
+old=$($U)
+sleep 0.01
+is "observe of an ID already minted: exit 0, nothing printed" "$($U observe "$old" 2>&1; echo $?)" 0
+is "which moved nothing (observe_moved as it was)" "$(cat $D/observe_moved)" "$moved"
+# Refused: 10 s ahead, over the 500 ms: exit 1, counted, the clock not
+# moved (the next ID, minted at once, below it), how far ahead and what to
+# do said. (10 s, not just over the bound: a busy host can stop this
+# guest for seconds between two commands.)
+far=$(ahead 10000)
+err=$($U observe "$far" 2>&1); rc=$?
+next=$($U)
+is "observe of an ID 10 s ahead: exit 1" "$rc" 1
+is "observe 10 s ahead: the errno first" "$(printf '%s\n' "$err" | head -n 1)" \
+	"uidgen: observe: Numerical argument out of domain"
+like "observe 10 s ahead: says how far, and what to check" "$(printf '%s\n' "$err" | tail -n +2)" \
+	"^uidgen: ID $far is more than observe_ahead_ms \\(500 ms\\) ahead of this machine's clock \\(its time, [-0-9T:.]+Z, is [0-9]+ ms after this machine's\\): refused and counted \\(observe_refused in /sys/class/misc/uid/\\), nothing changed; check both machines' clocks \\(timedatectl, chronyc tracking\\), or load the module with a larger observe_ahead_ms if their offset is known to be larger\$"
+# How far: 10000 ms less the time from 'ahead' to the message (a process
+# or two under TCG).
+ms=$(printf '%s\n' "$err" | sed -n 's/.* is \([0-9]*\) ms after this machine.s.*/\1/p')
+ok "observe 10 s ahead: it says $ms ms ahead (10000 less the time since)" between "${ms:-0}" 5000 10000
+is "observe 10 s ahead: counted (observe_refused + 1)" "$(cat $D/observe_refused)" $((refused + 1))
+is "observe 10 s ahead: moved nothing (observe_moved as it was)" "$(cat $D/observe_moved)" "$moved"
+ok "observe 10 s ahead: the next ID ($next) is still below it ($far)" test "$next" -lt "$far"
+like "stats shows observe_refused" "$($U stats)" "^observe_refused +$((refused + 1))\$"
+like "stats shows observe_moved" "$($U stats)" "^observe_moved +$moved\$"
+# observe needs no privilege beyond the open device: nobody may, as it may
+# read IDs.
+is "observe as nobody: exit 0" \
+	"$(setpriv --reuid=65534 --regid=65534 --clear-groups $U observe "$($U)" 2>&1; echo $?)" 0
+# A UUID that is well formed but maps to no ID of this layout.
+err=$($U observe 01a22b21-6ca0-7001-8e10-000000000000 2>&1); rc=$?
+is "observe of a UUIDv7 no ID of this layout has: exit 2" "$rc" 2
+like "and says so, with the layout" "$err" "a UUIDv7, but not one uidgen's view maps back under the layout 41/5/5/12"
+
 # --- Hostile input (issue 11) -------------------------------------------------
 # Node IDs are decimal: a leading 0 is not octal, 0x is not hex.
 for bad in 0x7 " 7" +7 7x "" 4294967296 4294967295; do
@@ -481,5 +528,69 @@ err=$(timeout 20 $U state keep $st --ahead-ms 5000 --every-ms 1000 2>&1); rc=$?
 kill $k1; wait $k1 2>/dev/null
 is "a second 'state keep' of the same file exits 1" "$rc" 1
 like "and says another keeps it" "$err" "another 'state keep' is already keeping it"
+
+# --- observe (issue 30): every spelling moves the clock ---------------------
+# The module again, with observe_ahead_ms=60000 (what this node ID issued
+# kept below by its high water as the floor), so that an ID seconds ahead is
+# observed however long a process takes to start here: each spelling
+# decode reads, of an ID 10 s and 5 s more for each ahead of the wall
+# clock, moves the ID clock (observe_moved + 1 each), and the next ID this
+# machine mints (a new process: the CLI) is greater than it. (5 s more
+# each: the ID clock, once moved, runs on at 15/16 of real time, and a
+# busy host can make a few processes here take seconds.)
+b32() {	# b32 ID: its 13 Crockford base32 digits (the shell's own, no process)
+	_v=$1; _o=
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
+		_r=0123456789ABCDEFGHJKMNPQRSTVWXYZ; _k=$((_v & 31))
+		while [ "$_k" -gt 0 ]; do _r=${_r#?}; _k=$((_k - 1)); done
+		_o=${_r%"${_r#?}"}$_o
+		_v=$((_v >> 5))
+	done
+	printf '%s\n' "$_o"
+}
+hw=$(stat_of high_water_ms)
+$U revoke-node --force > /dev/null 2>&1
+rmmod uidgen
+insmod "${UIDGEN_KO:-module/uidgen.ko}" observe_ahead_ms=60000
+$U set-node "$node" --floor "$hw" > /dev/null
+is "reloaded with observe_ahead_ms=60000" "$(cat /sys/module/uidgen/parameters/observe_ahead_ms)" 60000
+moved=$(cat $D/observe_moved); refused=$(cat $D/observe_refused)
+n=0
+for form in dec hex b32 uuid ulid hex-f b32-f; do
+	id=$(ahead $((10000 + n * 5000)))
+	case $form in
+	dec) text=$id ;;
+	hex) text=$(printf '0x%x' "$id") ;;
+	hex-f) text="-f hex $(printf '%x' "$id")" ;;
+	b32) text=$(b32 "$id"); case $text in 0[Xx]*) text="-f b32 $text" ;; esac ;;
+	b32-f) text="-f b32 $(b32 "$id")" ;;
+	uuid) text=$($U decode "$id" | sed 's/.* uuid=//') ;;
+	ulid) text=$(echo "$id" | tests/lib/idref | cut -d' ' -f9) ;;
+	esac
+	n=$((n + 1))
+	out=$($U observe $text 2>&1); rc=$?
+	is "observe $form ($text), $((5 + 5 * n)) s ahead: exit 0, nothing printed" "$out$rc" 0
+	is "observe $form: moved the clock (observe_moved + $n)" "$(cat $D/observe_moved)" $((moved + n))
+	next=$($U)
+	ok "observe $form: the next ID ($next) is greater than the one observed ($id)" test "$next" -gt "$id"
+done
+is "observe: none refused" "$(cat $D/observe_refused)" "$refused"
+lead=$(cat $D/clock_offset_ms)
+ok "observe: the ID clock leads the wall clock by about the last ID's 40 s ($lead ms), and no more than the bound" \
+	between "$lead" 30000 60001
+like "stats shows observe_moved" "$($U stats)" "^observe_moved +$((moved + n))\$"
+# An ID as far ahead as observe_ahead_ms and more: refused.
+err=$($U observe "$(ahead 120000)" 2>&1); rc=$?
+is "observe 120 s ahead, over observe_ahead_ms=60000: exit 1" "$rc" 1
+like "and says the bound" "$err" "more than observe_ahead_ms \\(60000 ms\\) ahead of this machine's clock"
+is "observe 120 s ahead: counted" "$(cat $D/observe_refused)" $((refused + 1))
+is "observe 120 s ahead: moved nothing" "$(cat $D/observe_moved)" $((moved + n))
+# Leave the module as this suite found it: the default bound, the node ID
+# with its floor.
+hw=$(stat_of high_water_ms)
+$U revoke-node --force > /dev/null 2>&1
+rmmod uidgen
+insmod "${UIDGEN_KO:-module/uidgen.ko}"
+$U set-node "$node" --floor "$hw" > /dev/null
 
 done_testing

@@ -2,8 +2,9 @@
 /*
  * The uidgen commands, a file for each family, and what main.c calls of
  * them: printing IDs and the output formats (ids.c), decode (decode.c),
- * info and stats (info.c), set-node and revoke-node (node.c), state
- * restore, keep and save (state.c, over the persister), help (help.c).
+ * observe (observe.c), info and stats (info.c), set-node and revoke-node
+ * (node.c), state restore, keep and save (state.c, over the persister),
+ * help (help.c).
  * Below them: the base (base/); beside them: the persister (persist/).
  */
 #ifndef UIDGEN_CLI_H
@@ -28,11 +29,21 @@ int cmd_generate(const char *dev, unsigned long count, enum uidgen_format fmt,
 int load_keys(const char *file, struct uidgen_keys **keys);
 int cmd_keygen(char **argv, int argc);
 
-/* decode.c */
+/* decode.c: decode, and the reading of one ID (decode's and observe's) */
 int parse_layout(const char *s, struct uidgen_info *info);
+int id_needs_layout(const char *s, enum uidgen_format fmt);
+int read_id(const char *cmd, const char *s, enum uidgen_format fmt,
+	    const char *fmt_arg, const struct uidgen_info *info,
+	    struct uidgen_keys *keys, const char *key_file, uint64_t *id,
+	    struct uidgen_parts *p);
 int cmd_decode(const char *dev, char **argv, int argc,
 	       enum uidgen_format fmt, const char *fmt_arg,
 	       const struct uidgen_info *given, const char *key_file);
+
+/* observe.c */
+int cmd_observe(const char *dev, char **argv, int argc,
+		enum uidgen_format fmt, const char *fmt_arg,
+		const char *key_file);
 
 /* info.c */
 int cmd_info(const char *dev, const struct uidgen_info *given);

@@ -2,8 +2,10 @@
 /*
  * uidgen decode: each ID's time, node, slot and sequence, its 64-bit value
  * and its UUID, from any of its spellings (decimal, hex, base32, UUID,
- * ULID), under the device's layout, the default one or --layout's; and
- * for a text it cannot read, what is wrong with it and what it reads.
+ * ULID, a public token with --key), under the device's layout, the default
+ * one or --layout's; and for a text it cannot read, what is wrong with it
+ * and what it reads. read_id(), the reading of one ID and its messages, is
+ * observe's too (observe.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -85,6 +87,21 @@ static enum uidgen_format auto_format(const char *s, enum uidgen_format fmt)
 	return UIDGEN_FMT_DEC;
 }
 
+/*
+ * Whether only a layout can tell if read_id() reads @s: a UUID or ULID (by
+ * its form or -f) that parses, of uidgen's versions and variant. Of any
+ * other text, read_id() under any layout says the same.
+ */
+int id_needs_layout(const char *s, enum uidgen_format fmt)
+{
+	enum uidgen_format f = auto_format(s, fmt);
+	uint8_t u[16];
+
+	if ((f != FMT_UUID && f != FMT_ULID) || uidgen_parse_uuid(s, u))
+		return 0;
+	return (u[6] >> 4 == 7 || u[6] >> 4 == 8) && (u[8] >> 4 & 0xc) == 0x8;
+}
+
 /* The hex digits of @s, after its 0x if it has one. */
 static size_t hex_digits(const char *s)
 {
@@ -93,14 +110,14 @@ static size_t hex_digits(const char *s)
 	return strlen(s);
 }
 
-/* What decode reads, said after every text it cannot read. */
-#define DECODE_READS "decode reads a decimal ID (digits only, at most 9223372036854775807), 0x and up to 16 hex digits, 13 Crockford base32 digits, a UUID (36 or 32 hex digits) or a ULID (26 base32 digits)"
+/* What decode (or observe) reads, said after every text it cannot read. */
+#define ID_READS "reads a decimal ID (digits only, at most 9223372036854775807), 0x and up to 16 hex digits, 13 Crockford base32 digits, a UUID (36 or 32 hex digits) or a ULID (26 base32 digits)"
 
 /*
  * @s (read by its form, no -f) is no ID: uidgen_parse() or uidgen_decode()
- * returned @ret. Say what is wrong with it, then what decode reads.
+ * returned @ret. Say what is wrong with it, then what @cmd reads.
  */
-static void bad_id(const char *s, enum uidgen_format f, int ret)
+static void bad_id(const char *cmd, const char *s, enum uidgen_format f, int ret)
 {
 	const char *digits = f == UIDGEN_FMT_HEX ? "0123456789abcdefABCDEF" :
 		f == UIDGEN_FMT_B32 ? "0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyzIiLlOo" :
@@ -126,7 +143,7 @@ static void bad_id(const char *s, enum uidgen_format f, int ret)
 		fprintf(stderr, "%zu hex digits, at most 16", len);
 	else
 		fprintf(stderr, "%s", strerror(-ret));
-	fprintf(stderr, "; " DECODE_READS "\n");
+	fprintf(stderr, "; %s " ID_READS "\n", cmd);
 }
 
 /* What -f FMT reads, for decode's message when a text is not that. */
@@ -223,11 +240,6 @@ static void bad_uuid(const char *s, const uint8_t *u,
 		"it has bits set that uidgen's view of an ID never sets");
 }
 
-/*
- * decode: each ID's parts under the layout @given (--layout, --tick-us,
- * --epoch-ms), else the device's, else the default layout, said once
- * before the first ID decoded under it.
- */
 /* A public token that did not open (@err from uidgen_parse_public()). */
 static void bad_token(const char *s, const char *file, int err)
 {
@@ -242,21 +254,94 @@ static void bad_token(const char *s, const char *file, int err)
 			prog, s);
 }
 
+/*
+ * Read @s as one ID of the layout @info, as decode reads it: by its form
+ * (@fmt UIDGEN_FMT_AUTO) or as -f @fmt_arg says; a public token with
+ * @keys (--key @key_file). 0 with *@id and its parts *@p; else 2 after
+ * saying what is wrong with @s and what @cmd ("decode", "observe") reads.
+ */
+int read_id(const char *cmd, const char *s, enum uidgen_format fmt,
+	    const char *fmt_arg, const struct uidgen_info *info,
+	    struct uidgen_keys *keys, const char *key_file, uint64_t *id,
+	    struct uidgen_parts *p)
+{
+	enum uidgen_format f = auto_format(s, fmt);
+	int ret, parsed;
+	uint8_t u[16];
+	size_t len;
+
+	if (keys) {
+		/*
+		 * A token: 13 characters; 11 not all digits its short code
+		 * (as 13 are b32 unless all digits); else decimal.
+		 */
+		len = strlen(s);
+		ret = uidgen_parse_public(keys, s,
+					  len == UIDGEN_PUBLIC_LEN ? UIDGEN_PUBLIC_TEXT :
+					  len == UIDGEN_PUBLIC_SHORT_LEN &&
+					  strspn(s, "0123456789") != len ?
+					  UIDGEN_PUBLIC_SHORT : UIDGEN_PUBLIC_DEC,
+					  UIDGEN_KEY_CURRENT, id);
+		if (ret) {
+			bad_token(s, key_file, ret);
+			return 2;
+		}
+		parsed = 1;
+	} else if (f == FMT_UUID || f == FMT_ULID) {
+		/* Either text: uidgen_parse_uuid() goes by length. */
+		ret = uidgen_parse_uuid(s, u);
+		parsed = !ret;
+		if (!ret)
+			ret = uidgen_from_uuid(info, u, id);
+		/*
+		 * Which check failed; but a text of no UUID's or ULID's
+		 * length that -f said to read so gets -f's message, below.
+		 */
+		len = strlen(s);
+		if (ret && (parsed || fmt == UIDGEN_FMT_AUTO ||
+			    len == 36 || len == 32 || len == 26)) {
+			bad_uuid(s, parsed ? u : NULL, info, ret);
+			return 2;
+		}
+	} else {
+		ret = uidgen_parse(s, f, id);
+		/* "up to 16 hex digits": a 0 before them is one more. */
+		if (!ret && f == UIDGEN_FMT_HEX && hex_digits(s) > 16)
+			ret = -EINVAL;
+		parsed = !ret;
+	}
+	if (!ret)
+		ret = uidgen_decode(info, *id, p);
+	if (ret && !parsed && ret == -EINVAL && fmt != UIDGEN_FMT_AUTO) {
+		/* -f said how to read it, and it is not that. */
+		fprintf(stderr, "%s: %s: not %s, which -f %s reads; without -f, %s reads each ID by its form\n",
+			prog, s, format_what(fmt), fmt_arg, cmd);
+		return 2;
+	}
+	if (ret) {
+		bad_id(cmd, s, f, ret);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * decode: each ID's parts under the layout @given (--layout, --tick-us,
+ * --epoch-ms), else the device's, else the default layout, said once
+ * before the first ID decoded under it.
+ */
 int cmd_decode(const char *dev, char **argv, int argc,
 	       enum uidgen_format fmt, const char *fmt_arg,
 	       const struct uidgen_info *given, const char *key_file)
 {
 	struct uidgen_keys *keys = NULL;
 	char uuid[UIDGEN_UUID_STR_MAX];
-	enum uidgen_format f;
 	struct uidgen_info info = { .size = sizeof(info) };
 	struct uidgen_parts p;
 	struct uidgen *g;
 	char when[64];
-	uint8_t u[16];
 	uint64_t id;
-	int i, ret, parsed, status = 0, note = 0;
-	size_t len;
+	int i, ret, status = 0, note = 0;
 
 	if (!argc) {
 		fprintf(stderr, "%s: decode needs at least one ID: see '%s decode --help'\n",
@@ -281,61 +366,8 @@ int cmd_decode(const char *dev, char **argv, int argc,
 		note = 1;
 	}
 	for (i = 0; i < argc; i++) {
-		f = auto_format(argv[i], fmt);
-		if (keys) {
-			/*
-			 * A token: 13 characters; 11 not all digits its short
-			 * code (as 13 are b32 unless all digits); else decimal.
-			 */
-			len = strlen(argv[i]);
-			ret = uidgen_parse_public(keys, argv[i],
-						  len == UIDGEN_PUBLIC_LEN ? UIDGEN_PUBLIC_TEXT :
-						  len == UIDGEN_PUBLIC_SHORT_LEN &&
-						  strspn(argv[i], "0123456789") != len ?
-						  UIDGEN_PUBLIC_SHORT : UIDGEN_PUBLIC_DEC,
-						  UIDGEN_KEY_CURRENT, &id);
-			if (ret) {
-				bad_token(argv[i], key_file, ret);
-				status = 2;
-				continue;
-			}
-			parsed = 1;
-		} else if (f == FMT_UUID || f == FMT_ULID) {
-			/* Either text: uidgen_parse_uuid() goes by length. */
-			ret = uidgen_parse_uuid(argv[i], u);
-			parsed = !ret;
-			if (!ret)
-				ret = uidgen_from_uuid(&info, u, &id);
-			/*
-			 * Which check failed; but a text of no UUID's or
-			 * ULID's length that -f said to read so gets -f's
-			 * message, below.
-			 */
-			len = strlen(argv[i]);
-			if (ret && (parsed || fmt == UIDGEN_FMT_AUTO ||
-				    len == 36 || len == 32 || len == 26)) {
-				bad_uuid(argv[i], parsed ? u : NULL, &info, ret);
-				status = 2;
-				continue;
-			}
-		} else {
-			ret = uidgen_parse(argv[i], f, &id);
-			/* "up to 16 hex digits": a 0 before them is one more. */
-			if (!ret && f == UIDGEN_FMT_HEX && hex_digits(argv[i]) > 16)
-				ret = -EINVAL;
-			parsed = !ret;
-		}
-		if (!ret)
-			ret = uidgen_decode(&info, id, &p);
-		if (ret && !parsed && ret == -EINVAL && fmt != UIDGEN_FMT_AUTO) {
-			/* -f said how to read it, and it is not that. */
-			fprintf(stderr, "%s: %s: not %s, which -f %s reads; without -f, decode reads each ID by its form\n",
-				prog, argv[i], format_what(fmt), fmt_arg);
-			status = 2;
-			continue;
-		}
-		if (ret) {
-			bad_id(argv[i], f, ret);
+		if (read_id("decode", argv[i], fmt, fmt_arg, &info, keys,
+			    key_file, &id, &p)) {
 			status = 2;
 			continue;
 		}

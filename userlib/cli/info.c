@@ -251,6 +251,9 @@ int cmd_stats(const char *dev)
 	printf("%-15s %llu\n", "token", (unsigned long long)info.token);
 	print_sysfs_line(sys, "grant_waits", "grant_waits");
 	print_sysfs_line(sys, "clock_offset_ms", "clock_offset_ms");
+	/* 'uidgen observe' (uidgen_observe()): moved the clock, refused (EDOM). */
+	print_sysfs_line(sys, "observe_moved", "observe_moved");
+	print_sysfs_line(sys, "observe_refused", "observe_refused");
 	warn_offset(sys);
 	warn_life(&info);
 	if (!read_u64(SYSFS_PARAM "max_borrow_ticks", &v))

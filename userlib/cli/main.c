@@ -3,9 +3,10 @@
  * uidgen: the command line's entry. It finds the command words wherever
  * the options are, reads the options by that command's table (commands.c;
  * each usage error said by options.c), and runs the command: printing IDs
- * (ids.c), decode (decode.c), info and stats (info.c), set-node and
- * revoke-node (node.c), state (state.c, over the persister in persist/)
- * and help (help.c). Standard output is checked at exit (output.c).
+ * (ids.c), decode (decode.c), observe (observe.c), info and stats
+ * (info.c), set-node and revoke-node (node.c), state (state.c, over the
+ * persister in persist/) and help (help.c). Standard output is checked at
+ * exit (output.c).
  */
 #include <getopt.h>
 #include <limits.h>
@@ -28,7 +29,7 @@ static int run(int argc, char **argv)
 	static const char *seen_arg[OPT_LAST + 1];
 	static char seen[OPT_LAST + 1];
 	enum cmd_id id;
-	int c, words, force = 0;
+	int c, words, reads, force = 0;
 	const char *key_file = NULL;
 
 	/*
@@ -154,15 +155,17 @@ static int run(int argc, char **argv)
 	argv += optind + words;
 	argc -= optind + words;
 
+	/* decode and observe read IDs, by their form unless -f says. */
+	reads = id == CMD_DECODE || id == CMD_OBSERVE;
 	if (fmt_arg) {
-		if (id == CMD_DECODE)
+		if (reads)
 			fmt = UIDGEN_FMT_AUTO;
-		if (parse_format(fmt_arg, &fmt, id == CMD_DECODE)) {
+		if (parse_format(fmt_arg, &fmt, reads)) {
 			fprintf(stderr, "%s: -f '%s': unknown format: give %sdec, hex, b32, uuid or ulid\n",
-				prog, fmt_arg, id == CMD_DECODE ? "auto, " : "");
+				prog, fmt_arg, reads ? "auto, " : "");
 			return 2;
 		}
-	} else if (id == CMD_DECODE) {
+	} else if (reads) {
 		fmt = UIDGEN_FMT_AUTO;
 	}
 
@@ -172,6 +175,8 @@ static int run(int argc, char **argv)
 	case CMD_DECODE:
 		return cmd_decode(device, argv, argc, fmt, fmt_arg,
 				  has_layout ? &layout : NULL, key_file);
+	case CMD_OBSERVE:
+		return cmd_observe(device, argv, argc, fmt, fmt_arg, key_file);
 	case CMD_INFO:
 		return no_args(id, argv, argc) ?:
 		       cmd_info(device, has_layout ? &layout : NULL);

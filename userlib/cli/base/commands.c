@@ -39,6 +39,9 @@ static const struct option opts_decode[] = {
 static const struct option opts_info[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_LAYOUTS, OPT_END,
 };
+static const struct option opts_observe[] = {
+	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_FORMAT, OPT_KEYFILE, OPT_END,
+};
 static const struct option opts_plain[] = {
 	OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_END,
 };
@@ -105,6 +108,21 @@ const struct command commands[CMD_COUNT] = {
 		"                      13 characters; 11, not all digits, a short code (-f\n"
 		"                      short, opened with the current key); or the token in\n"
 		"                      decimal\n" },
+	[CMD_OBSERVE] = { "observe", ":d:f:hV", opts_observe,
+		"observe [-f auto|dec|hex|b32|uuid|ulid] [--key F] ID",
+		"make every ID minted from now on greater than ID",
+		"Tell the device that ID, an ID of this layout from any machine, was seen:\n"
+		"every ID this machine mints once it returns, by any process, is greater\n"
+		"than ID. Observe the ID a message carries before minting the IDs of what\n"
+		"answers it, and they sort after it whatever the two machines' clocks say.\n"
+		"An ID more than the module's observe_ahead_ms (default 500) ahead of this\n"
+		"machine's clock is refused (exit status 1) and counted, and nothing changes.\n"
+		"Prints nothing.\n",
+		"  -f, --format FMT    how to read ID, as decode does: auto (default), dec, hex,\n"
+		"                      b32, or uuid or ulid (either; by the device's layout)\n"
+		"  --key FILE          read ID as a public token (uidgen -f public) with FILE's\n"
+		"                      keys: 13 characters; 11, not all digits, a short code\n"
+		"                      (-f short); or the token in decimal\n" },
 	[CMD_INFO] = { "info", ":d:hV", opts_info,
 		"info [--layout L] [--tick-us US] [--epoch-ms MS]",
 		"the loaded module's layout, tick, epoch and node ID",
@@ -172,4 +190,4 @@ const struct command commands[CMD_COUNT] = {
 };
 
 const char *const command_list =
-	"the commands are decode, info, set-node, revoke-node, stats, state, keygen and help";
+	"the commands are decode, observe, info, set-node, revoke-node, stats, state, keygen and help";
