@@ -301,17 +301,19 @@ if [ -z "$table_only" ]; then
 		echo "== uidgen instruction counts, this tree ($(git describe --always --dirty)) against 1.4.0" \
 			"(${icount_14:0:12}) and 2.0.0 (${icount_20:0:12}), $(date -u +%Y-%m-%d), kernel $kver, QEMU TCG," \
 			"valgrind $(valgrind --version 2>/dev/null | sed 's/^valgrind-//'), $(layout "$ilay") builds"
-		VM_TIMEOUT=${VM_TIMEOUT:-1200} \
+		VM_TIMEOUT=${VM_TIMEOUT:-2400} \
 			tests/qemu/vm.sh -k "$kver" -o "$out" bench/icount-guest.sh "$out/icount/list" > "$out/vm.log" 2>&1 || rc=$?
 		fin=$out/icount-done
 	else
 		echo "== uidgen bench, this tree ($(git describe --always --dirty)) against ${version:-?} (${commit:0:12}$base_note)," \
 			"$(date -u +%Y-%m-%d), kernel $kver, QEMU TCG, 2 vCPUs on $(nproc) host CPUs, $rounds rounds;" \
 			"layouts in turn:$(for a in $aligns; do printf ' %s' "$(layout "$a")"; done)"
-		# A round takes about 190 s in the VM; the instruction counts
-		# about 10 minutes.
+		# A round takes about 190 s in the VM (8 minutes on a host
+		# loaded 8 times over); the instruction counts 10 to 30 minutes
+		# (a run given 900 + 260 s a round was killed in the third
+		# side's first pass).
 		# shellcheck disable=SC2086
-		VM_TIMEOUT=${VM_TIMEOUT:-$((900 + 260 * rounds))} \
+		VM_TIMEOUT=${VM_TIMEOUT:-$((2400 + 520 * rounds))} \
 			tests/qemu/vm.sh -k "$kver" -o "$out" bench/compare-guest.sh "$rounds" $pairs > "$out/vm.log" 2>&1 || rc=$?
 		fin=$out/done
 	fi
