@@ -6,8 +6,9 @@
 #   bench/compare-guest.sh ROUNDS BASEDIR THISDIR [BASEDIR THISDIR]...
 #
 # Each BASEDIR THISDIR pair is one layout (compare.sh): BASEDIR the
-# baseline's built tree (module/uidgen.ko and bench/uidgen_bench, a 1.x
-# release: the node ID and node_new are insmod parameters), THISDIR this
+# baseline's built tree (module/uidgen.ko and bench/uidgen_bench; a 1.x
+# release takes the node ID and node_new as insmod parameters, a 2.x one
+# from its userlib/uidgen), THISDIR this
 # tree's, built the same way, whose module takes its node from its CLI
 # (userlib/uidgen, 2.0). Round N runs pair (N - 1) mod L of the L pairs,
 # and each pair's visits alternate which side goes first (compare.sh asks
@@ -42,9 +43,16 @@ load() {
 	side=$1 node=$2
 	shift 2
 	rmmod uidgen 2>/dev/null
-	if [ "$side" = base ]; then
+	# A 1.x baseline takes its node at insmod; a 2.x one (-b 2.0.0) from
+	# its CLI, as this tree does.
+	if [ "$side" = base ] && modinfo -F parm "$BASE/module/uidgen.ko" | grep -q '^node_id:'; then
 		insmod "$BASE/module/uidgen.ko" "$@" node_id="$node" node_new=1 ||
 			{ echo "compare: baseline insmod $* failed"; exit 1; }
+	elif [ "$side" = base ]; then
+		insmod "$BASE/module/uidgen.ko" "$@" ||
+			{ echo "compare: baseline insmod $* failed"; exit 1; }
+		"$BASE/userlib/uidgen" set-node "$node" --new > /dev/null ||
+			{ echo "compare: baseline set-node $node --new failed"; exit 1; }
 	else
 		insmod "$THIS/module/uidgen.ko" "$@" ||
 			{ echo "compare: insmod $* failed"; exit 1; }

@@ -4,7 +4,7 @@
  * is whatever the test passes in. Plus the node's life (assignment with a
  * floor, tokens, the deadline, the VM-fork revoke) on nodes the
  * tests make for themselves, grants, and kthreads
- * on every CPU hammering one slot and all slots.
+ * on every CPU hammering one slot and all slots, and racing observes.
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
@@ -1184,6 +1184,147 @@ static void uidgen_hammer_all_slots_test(struct kunit *test)
 	hammer(test, false);
 }
 
+/*
+ * uidgen_observe() racing minting on every CPU: a work item on each CPU
+ * takes runs from its own slot (as read() and RESERVE do) while the test
+ * thread observes ascending IDs, the top of the current tick or the next
+ * (where the minters are), and publishes each one (a release store) only
+ * after uidgen_observe() has returned. A minter loads the publication
+ * (acquire) before it reads the clock; every ID of the run it then takes
+ * must be greater, under any node ID. The clock is a shared counter
+ * that the observer moves on by 10 us an observe (100 a tick, 200 ticks),
+ * so that observes land inside ticks the minters are in.
+ *
+ * The same race is run first against a broken observe, one that only
+ * checks (uidgen_observe_check()) and moves nothing, and must then fail:
+ * the test can tell.
+ */
+#define ORACE_OBSERVES	20000
+
+struct orace {
+	struct work_struct work;
+	struct uidgen_gen *g;
+	struct uidgen_slot *s;
+	unsigned int slot;
+	atomic64_t *clock;
+	u64 *published;
+	bool *stop;
+	unsigned long ids, bad, close;
+	u64 bad_id, bad_seen;
+	int err;
+};
+
+static void orace_fn(struct work_struct *work)
+{
+	struct orace *m = container_of(work, struct orace, work);
+	struct uidgen_gen *g = m->g;
+	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
+	u64 first, wait, seen, id;
+	u32 want = 1;
+	int got, i;
+
+	while (!READ_ONCE(*m->stop)) {
+		/* Pairs with the observer's release: its observe is done. */
+		seen = smp_load_acquire(m->published);
+		want = want % 64 + 1;
+		got = uidgen_reserve(g, m->s, uidgen_tick(g, atomic64_read(m->clock)),
+				     want, &first, &wait);
+		if (got < 0) {
+			m->err = got;
+			break;
+		}
+		for (i = 0; i < got; i++) {
+			/* Node 31: the highest, the hardest to be above. */
+			id = uidgen_compose(g, first + i, 31 << g->l.slot_bits | m->slot);
+			m->ids++;
+			if (id <= seen) {
+				if (!m->bad++) {
+					m->bad_id = id;
+					m->bad_seen = seen;
+				}
+			} else if (id >> shift == (seen >> shift) + 1) {
+				m->close++;
+			}
+		}
+		if (!got)
+			cond_resched();
+	}
+}
+
+/* One race; @broken: observe only checks. The IDs at or below. */
+static unsigned long orace_run(struct kunit *test, bool broken)
+{
+	struct uidgen_gen *g = obs_gen(test);
+	unsigned int shift = g->l.node_bits + g->l.slot_bits + g->l.seq_bits;
+	unsigned long ids = 0, bad = 0, close = 0, moved = 0;
+	unsigned int cpu, nr = 0, k;
+	u64 published = 0, x = 0x9e3779b97f4a7c15ULL, id, t;
+	struct orace *m;
+	atomic64_t clock;
+	bool stop = false;
+	int ret;
+
+	atomic64_set(&clock, HEAL_AT);
+	m = kunit_kcalloc(test, nr_cpu_ids, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	for_each_online_cpu(cpu) {
+		m[cpu].g = g;
+		m[cpu].slot = cpu % g->nr_slots;
+		m[cpu].s = &g->slots[m[cpu].slot];
+		m[cpu].clock = &clock;
+		m[cpu].published = &published;
+		m[cpu].stop = &stop;
+		INIT_WORK(&m[cpu].work, orace_fn);
+		queue_work_on(cpu, system_highpri_wq, &m[cpu].work);
+		nr++;
+	}
+	for (k = 0; k < ORACE_OBSERVES; k++) {
+		t = atomic64_add_return(10 * NSEC_PER_USEC, &clock);
+		/*
+		 * From the anchor's tick, not the clock's: the clock leads
+		 * after each observe, and observes of its own tick would
+		 * ratchet it a tick each, into the bound.
+		 */
+		id = (wall_tick(t) + xorshift(&x) % 2) << shift |
+		     (BIT_ULL(shift) - 1);
+		id = max(id, published);
+		ret = broken ? uidgen_observe_check(g, id, t) :
+			       uidgen_observe(g, id, t);
+		if (ret < 0)
+			break;
+		moved += ret;
+		/* Only now that uidgen_observe() has returned: the order. */
+		smp_store_release(&published, id);
+		if (!(k % 64))
+			cond_resched();
+	}
+	WRITE_ONCE(stop, true);
+	for_each_online_cpu(cpu) {
+		flush_work(&m[cpu].work);
+		KUNIT_EXPECT_EQ(test, 0, m[cpu].err);
+		ids += m[cpu].ids;
+		bad += m[cpu].bad;
+		close += m[cpu].close;
+		if (m[cpu].bad)
+			kunit_info(test, "CPU %u: %#llx at or below the observed %#llx",
+				   cpu, m[cpu].bad_id, m[cpu].bad_seen);
+	}
+	kunit_info(test, "%s observe: %u CPUs, %u observes (%lu moved), %lu IDs, %lu in the tick after the last published, %lu at or below it",
+		   broken ? "broken" : "real", nr, k, moved, ids, close, bad);
+	KUNIT_EXPECT_EQ(test, 0, ret < 0 ? ret : 0);
+	KUNIT_EXPECT_GE(test, nr, 2U);
+	KUNIT_EXPECT_EQ(test, ORACE_OBSERVES, k);
+	KUNIT_EXPECT_GT(test, moved, 100UL);
+	KUNIT_EXPECT_GT(test, ids, 10000UL);
+	return bad;
+}
+
+static void uidgen_observe_race_test(struct kunit *test)
+{
+	KUNIT_EXPECT_GT(test, orace_run(test, true), 0UL);
+	KUNIT_EXPECT_EQ(test, 0UL, orace_run(test, false));
+}
+
 static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE_PARAM(uidgen_layout_check_test, layout_gen_params),
 	KUNIT_CASE(uidgen_compose_roundtrip_test),
@@ -1211,6 +1352,7 @@ static struct kunit_case uidgen_cases[] = {
 	KUNIT_CASE(uidgen_observe_errors_test),
 	KUNIT_CASE(uidgen_observe_heal_test),
 	KUNIT_CASE(uidgen_observe_grant_test),
+	KUNIT_CASE_SLOW(uidgen_observe_race_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_one_slot_test),
 	KUNIT_CASE_SLOW(uidgen_hammer_all_slots_test),
 	{}

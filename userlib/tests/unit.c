@@ -13,7 +13,9 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1026,6 +1028,148 @@ static void test_cache_observe(void)
 	uidgen_close(g);
 }
 
+
+/*
+ * uidgen_observe() racing cached runs and their refills on every CPU: a
+ * thread pinned to each CPU mints through the cache (long runs, good for
+ * 1000 ticks, so only an observe or their end cuts them) while this
+ * thread observes ascending IDs, the top of the ID clock's tick mostly,
+ * up to 200 ms ahead of the wall clock now and then. The order is the test's own:
+ * each observed ID is published (release) only after uidgen_observe()
+ * has returned, and a minter loads the publication (acquire) before each
+ * uidgen_next(); the ID that call returns must be greater.
+ */
+#define OBS_RACE_SECONDS	4
+
+struct obs_race {
+	struct uidgen *g;
+	const struct uidgen_info *in;
+	_Atomic uint64_t observed;
+	_Atomic int stop;
+	_Atomic long minted, close, bad, errors;
+	uint64_t bad_id, bad_seen;
+	int cpu;
+};
+
+struct obs_racer {
+	struct obs_race *r;
+	int cpu;
+};
+
+static void *obs_race_mint(void *p)
+{
+	struct obs_racer *m = p;
+	struct obs_race *r = m->r;
+	uint64_t id, seen;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(m->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		atomic_fetch_add(&r->errors, 1);
+	while (!atomic_load(&r->stop)) {
+		seen = atomic_load_explicit(&r->observed, memory_order_acquire);
+		if (uidgen_next(r->g, &id)) {
+			atomic_fetch_add(&r->errors, 1);
+			break;
+		}
+		atomic_fetch_add_explicit(&r->minted, 1, memory_order_relaxed);
+		if (id <= seen) {
+			if (!atomic_fetch_add(&r->bad, 1)) {
+				r->bad_id = id;
+				r->bad_seen = seen;
+			}
+		} else if (tick_of(r->in, id) <= tick_of(r->in, seen) + 1) {
+			atomic_fetch_add_explicit(&r->close, 1, memory_order_relaxed);
+		}
+	}
+	return NULL;
+}
+
+static void test_observe_race_cache(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, observes = 0;
+	struct obs_racer m[64];
+	pthread_t th[64];
+	struct obs_race r = { 0 };
+	struct uidgen *raw = NULL;
+	struct uidgen_info in;
+	struct timespec ts;
+	uint64_t last = 0, id, tick, end;
+	unsigned int x = 12345;
+
+	if (ncpu > 64)
+		ncpu = 64;
+	if (uidgen_open(&r.g, NULL)) {
+		CHECK(0, "open");
+		return;
+	}
+	CHECK(node_state(r.g, &in) == 0 && in.node_id != UIDGEN_NODE_NONE,
+	      "info");
+	CHECK(uidgen_set_cache(r.g, 4096, 1000) == 0, "set_cache");
+	CHECK(uidgen_open(&raw, NULL) == 0 && uidgen_set_cache(raw, 0, 0) == 0,
+	      "a second handle, without the cache");
+	r.in = &in;
+	for (i = 0; i < ncpu; i++) {
+		m[i].r = &r;
+		m[i].cpu = i;
+		CHECK(pthread_create(&th[i], NULL, obs_race_mint, &m[i]) == 0,
+		      "thread %ld", i);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = ts.tv_sec + OBS_RACE_SECONDS;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((uint64_t)ts.tv_sec >= end)
+			break;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		tick = ((uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec -
+			in.epoch_unix_ns) / in.tick_ns;
+		x = x * 1103515245 + 12345;
+		/*
+		 * Mostly the tick of an ID just read past the cache (the ID
+		 * clock's, where the minters' runs are) while the clock leads
+		 * the wall clock by under 50 ms (each such observe can add a
+		 * tick to the lead); else, and one time in 64, up to 200 ms
+		 * ahead of the wall clock.
+		 */
+		if ((x >> 16) % 64 && uidgen_next(raw, &id) == 0 &&
+		    tick_of(&in, id) < tick + 50 * 1000000 / in.tick_ns)
+			tick = tick_of(&in, id);
+		else
+			tick += (x >> 16) % 200 * 1000000 / in.tick_ns;
+		id = top_of_tick(&in, tick << (in.node_bits + in.slot_bits +
+					       in.seq_bits));
+		if (id < last)
+			id = last;
+		if (uidgen_observe(r.g, id)) {
+			CHECK(0, "observe %#llx: %s", (unsigned long long)id,
+			      strerror(errno));
+			break;
+		}
+		last = id;
+		atomic_store_explicit(&r.observed, id, memory_order_release);
+		observes++;
+		usleep(200);
+	}
+	atomic_store(&r.stop, 1);
+	for (i = 0; i < ncpu; i++)
+		pthread_join(th[i], NULL);
+	printf("# %ld CPUs, %d s: %ld observes, %ld IDs through the cache, %ld of them in the tick of the last published or the next\n",
+	       ncpu, OBS_RACE_SECONDS, observes, atomic_load(&r.minted),
+	       atomic_load(&r.close));
+	CHECK(atomic_load(&r.errors) == 0, "%ld errors", atomic_load(&r.errors));
+	CHECK(atomic_load(&r.bad) == 0,
+	      "%ld IDs at or below an observed ID published before their call, the first %#llx after %#llx",
+	      atomic_load(&r.bad), (unsigned long long)r.bad_id,
+	      (unsigned long long)r.bad_seen);
+	/* Not a vacuous run. */
+	CHECK(observes > 100, "%ld observes", observes);
+	CHECK(atomic_load(&r.minted) > 10000, "%ld IDs", atomic_load(&r.minted));
+	uidgen_close(raw);
+	uidgen_close(r.g);
+}
+
 /*
  * kB of memory mapped MADV_WIPEONFORK ("wf" in smaps): only the library's
  * per-thread cache pages are. Adjacent pages merge into one mapping, so
@@ -1852,16 +1996,22 @@ static const struct {
 	T(test_cache_fence),
 	T(test_cache_observe),
 #endif
+	T(test_observe_race_cache),
 #undef T
 };
 
+/* UNIT_ONLY=NAME in the environment: that test alone. */
 int main(void)
 {
-	size_t i;
+	const char *only = getenv("UNIT_ONLY");
+	size_t i, n = 0;
 
-	printf("TAP version 13\n1..%zu\n", sizeof(tests) / sizeof(tests[0]));
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		run(tests[i].fn, tests[i].name);
+		n += !only || !strcmp(only, tests[i].name);
+	printf("TAP version 13\n1..%zu\n", n);
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!only || !strcmp(only, tests[i].name))
+			run(tests[i].fn, tests[i].name);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       passed, failed);
 	return failed ? 1 : 0;
