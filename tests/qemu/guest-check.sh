@@ -71,6 +71,8 @@ load
 suite node-m32 selftests/uidgen_node_test_32
 load
 suite life selftests/uidgen_life_test
+load
+suite life-m32 selftests/uidgen_life_test_32
 # Observe: a fresh load at the default observe_ahead_ms (500).
 load
 suite observe selftests/uidgen_observe_test
