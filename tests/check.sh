@@ -165,7 +165,8 @@ echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel
 # so does one reported but not named here. A new suite is added here.
 # The clients' suites (python, go, postgresql) run on the first kernel only.
 vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
-	node node-m32 life life-m32 kselftest-1slot wait wait-borrow fault module faults races"
+	node node-m32 life life-m32 kselftest-1slot wait wait-borrow fault module faults races
+	crashloop"
 expected="$vm_suites python go postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
 	snapshot nodelife install dkms deb uuid public rules cli-host lease-tools style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"

@@ -107,4 +107,9 @@ rmmod uidgen 2>/dev/null
 suite module sh tests/shell/module.sh
 suite faults sh tests/shell/faults.sh
 suite races sh tests/shell/races.sh
+# The persister's crash loops: boots (reloads) with crashes, clean stops
+# and clock steps against state restore/keep/save (it loads the module
+# itself, steps the clock and puts it back).
+rmmod uidgen 2>/dev/null
+suite crashloop python3 tests/shell/crashloop.py
 exit 0
