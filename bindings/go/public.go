@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -44,34 +45,13 @@ const (
 
 // SipHash24 is SipHash-2-4 of msg under a 16-byte key.
 func SipHash24(key [KeyBytes]byte, msg []byte) uint64 {
-	k0 := binary.LittleEndian.Uint64(key[:8])
-	k1 := binary.LittleEndian.Uint64(key[8:])
-	v0 := k0 ^ 0x736f6d6570736575
-	v1 := k1 ^ 0x646f72616e646f6d
-	v2 := k0 ^ 0x6c7967656e657261
-	v3 := k1 ^ 0x7465646279746573
-	round := func() {
-		v0 += v1
-		v1 = v1<<13 | v1>>51
-		v1 ^= v0
-		v0 = v0<<32 | v0>>32
-		v2 += v3
-		v3 = v3<<16 | v3>>48
-		v3 ^= v2
-		v0 += v3
-		v3 = v3<<21 | v3>>43
-		v3 ^= v0
-		v2 += v1
-		v1 = v1<<17 | v1>>47
-		v1 ^= v2
-		v2 = v2<<32 | v2>>32
-	}
+	v0, v1, v2, v3 := sipInit(sipKey(key))
 	n := len(msg)
 	for len(msg) >= 8 {
 		w := binary.LittleEndian.Uint64(msg)
 		v3 ^= w
-		round()
-		round()
+		v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
+		v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
 		v0 ^= w
 		msg = msg[8:]
 	}
@@ -79,16 +59,7 @@ func SipHash24(key [KeyBytes]byte, msg []byte) uint64 {
 	for i := len(msg) - 1; i >= 0; i-- {
 		b |= uint64(msg[i]) << (8 * uint(i))
 	}
-	v3 ^= b
-	round()
-	round()
-	v0 ^= b
-	v2 ^= 0xff
-	round()
-	round()
-	round()
-	round()
-	return v0 ^ v1 ^ v2 ^ v3
+	return sipFinal(v0, v1, v2, v3, b)
 }
 
 type pkey struct {
@@ -167,34 +138,35 @@ func (k *Keys) pick(keyID int) (int, *pkey, error) {
 	return keyID, &k.key[keyID], nil
 }
 
-func sipRound(v0, v1, v2, v3 uint64) (uint64, uint64, uint64, uint64) {
-	v0 += v1
-	v1 = v1<<13 | v1>>51
-	v1 ^= v0
-	v0 = v0<<32 | v0>>32
-	v2 += v3
-	v3 = v3<<16 | v3>>48
-	v3 ^= v2
-	v0 += v3
-	v3 = v3<<21 | v3>>43
-	v3 ^= v0
-	v2 += v1
-	v1 = v1<<17 | v1>>47
-	v1 ^= v2
-	v2 = v2<<32 | v2>>32
-	return v0, v1, v2, v3
+// sipKey is a key as SipHash's two little-endian words.
+func sipKey(key [KeyBytes]byte) (k0, k1 uint64) {
+	return binary.LittleEndian.Uint64(key[:8]), binary.LittleEndian.Uint64(key[8:])
 }
 
-// sip8 is SipHash-2-4 of the 8 bytes le64(w): the round function's one shape.
-func sip8(k0, k1, w uint64) uint64 {
-	const b = uint64(8) << 56
-	v0 := k0 ^ 0x736f6d6570736575
-	v1 := k1 ^ 0x646f72616e646f6d
-	v2 := k0 ^ 0x6c7967656e657261
-	v3 := k1 ^ 0x7465646279746573 ^ w
-	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
-	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
-	v0 ^= w
+// sipInit is SipHash's state before the first word: the key and its constants.
+func sipInit(k0, k1 uint64) (v0, v1, v2, v3 uint64) {
+	return k0 ^ 0x736f6d6570736575, k1 ^ 0x646f72616e646f6d,
+		k0 ^ 0x6c7967656e657261, k1 ^ 0x7465646279746573
+}
+
+// sipRound is one SipRound, its steps in an order whose inlining cost is
+// under the compiler's budget: every round is inlined.
+func sipRound(v0, v1, v2, v3 uint64) (uint64, uint64, uint64, uint64) {
+	v0 += v1
+	v2 += v3
+	v1 = bits.RotateLeft64(v1, 13) ^ v0
+	v3 = bits.RotateLeft64(v3, 16) ^ v2
+	v0 = bits.RotateLeft64(v0, 32) + v3
+	v2 += v1
+	v3 = bits.RotateLeft64(v3, 21) ^ v0
+	v1 = bits.RotateLeft64(v1, 17) ^ v2
+	return v0, v1, bits.RotateLeft64(v2, 32), v3
+}
+
+// sipFinal is SipHash-2-4's end: the last word b (the message's length in
+// its top byte, the bytes after the last whole word below), then the
+// finalization.
+func sipFinal(v0, v1, v2, v3, b uint64) uint64 {
 	v3 ^= b
 	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
 	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
@@ -207,11 +179,20 @@ func sip8(k0, k1, w uint64) uint64 {
 	return v0 ^ v1 ^ v2 ^ v3
 }
 
+// sip8 is SipHash-2-4 of the 8 bytes le64(w): the round function's one shape.
+func sip8(k0, k1, w uint64) uint64 {
+	v0, v1, v2, v3 := sipInit(k0, k1)
+	v3 ^= w
+	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
+	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
+	v0 ^= w
+	return sipFinal(v0, v1, v2, v3, uint64(8)<<56)
+}
+
 // Feistel is the permutation on 2*halfBits bits (32 for tokens; smaller
 // halves for tests); decrypt runs it backwards.
 func Feistel(key [KeyBytes]byte, halfBits uint, x uint64, decrypt bool) uint64 {
-	k0 := binary.LittleEndian.Uint64(key[:8])
-	k1 := binary.LittleEndian.Uint64(key[8:])
+	k0, k1 := sipKey(key)
 	mask := uint64(1)<<halfBits - 1
 	l, r := x>>halfBits&mask, x&mask
 	if !decrypt {

@@ -42,6 +42,7 @@ cd "$repo"
 . tests/lib/host-suite.sh
 . tests/lib/etcd.sh
 . tests/lib/initramfs.sh
+. tests/lib/migrate.sh
 host_opts 6.1 "$@" || exit
 host_out lease-clone
 make -s -C lease || exit 1
@@ -196,25 +197,17 @@ calib A offA0
 check "A's agent and reader stopped" 'vcmd A pause'
 cut=$(vget A cut)
 snap_ns=$(wall_ns)
-qmp A migrate-set-parameters '{"max-bandwidth": 1073741824}' > /dev/null
-qmp A migrate "{\"uri\": \"exec:cat > $out/snapshot.tmp && mv $out/snapshot.tmp $out/snapshot.bin\"}" > /dev/null
-status=
-for i in $(seq 600); do
-	status=$(qmp A query-migrate | sed -n 's/.*"status": "\([a-z-]*\)".*/\1/p')
-	[ "$status" = completed ] || [ "$status" = failed ] && break
-	sleep 0.1
-done
+migrate_to_file "$out/A/qmp.sock" "$out/snapshot.bin" 1073741824 600
 qmp A cont > /dev/null
 mig_ms=$((($(wall_ns) - snap_ns) / 1000000))
 check "QEMU migrated A to a file ($mig_ms ms) and A runs on" \
-	'[ "$status" = completed ] && for i in $(seq 100); do [ -s "$out/snapshot.bin" ] && break; sleep 0.1; done; [ -s "$out/snapshot.bin" ] && vcmd A resume'
+	'[ "$migrate_status" = completed ] && snapshot_ready "$out/snapshot.bin" && vcmd A resume'
 resume_ns=$(wall_ns)
 echo "# A: $cut bytes of IDs before the snapshot; stopped for $(((resume_ns - snap_ns) / 1000000)) ms"
 
 # The clone: its kernel fences at the new generation ID.
 vm clone -incoming "exec:cat $out/snapshot.bin"
-check "the clone starts from A's snapshot" \
-	'for i in $(seq 300); do qmp clone query-status 2>/dev/null | grep -q "\"running\"" && break; sleep 0.1; done; qmp clone query-status | grep -q "\"running\""'
+check "the clone starts from A's snapshot" 'vm_status_wait "$out/clone/qmp.sock" running 300'
 check "the clone answers on its command port" 'vsync clone'
 check "the clone's kernel revokes node 0 at the fork (VM generation ID changed)" \
 	'vcmd clone fence 25 && [ "$(vget clone fence)" -ge 1 ]'

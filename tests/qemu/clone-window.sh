@@ -49,6 +49,7 @@ while [ $# -gt 0 ]; do
 done
 . tests/lib/host-suite.sh
 . tests/lib/initramfs.sh
+. tests/lib/migrate.sh
 . tests/lib/tcg.sh
 host_opts 6.1 "${args[@]}" || exit
 host_out clone-window
@@ -168,22 +169,13 @@ for i in $(seq "$rounds"); do
 	c=clone$i
 	vcmd orig mark > /dev/null || break
 	qmp orig stop > /dev/null
-	rm -f "$out/snapshot.bin"
-	qmp orig migrate "{\"uri\": \"exec:cat > $out/snapshot.tmp && mv $out/snapshot.tmp $out/snapshot.bin\"}" > /dev/null
-	status=
-	for _ in $(seq 1200); do
-		status=$(qmp orig query-migrate | sed -n 's/.*"status": "\([a-z-]*\)".*/\1/p')
-		[ "$status" = completed ] || [ "$status" = failed ] && break
-		sleep 0.1
-	done
-	for _ in $(seq 100); do [ -s "$out/snapshot.bin" ] && break; sleep 0.1; done
-	[ "$status" = completed ] && [ -s "$out/snapshot.bin" ] || { echo "# round $i: migration $status"; break; }
+	migrate_to_file "$out/orig/qmp.sock" "$out/snapshot.bin" "" 1200
+	snapshot_ready "$out/snapshot.bin"
+	[ "$migrate_status" = completed ] && [ -s "$out/snapshot.bin" ] ||
+		{ echo "# round $i: migration $migrate_status"; break; }
 	vm "$c" -incoming "exec:cat $out/snapshot.bin"
 	# The snapshot is of a stopped VM: its copy waits, loaded, for cont.
-	for _ in $(seq 1200); do
-		qmp "$c" query-status 2>/dev/null | grep -q '"status": "paused"' && break
-		sleep 0.1
-	done
+	vm_status_wait "$out/$c/qmp.sock" paused 1200
 	qmp "$c" cont > /dev/null
 	vwait "$c" "== clone-window: clone done" 300 > "$out/$c/wait.log"
 	wait "${qpid[$c]}" 2>/dev/null

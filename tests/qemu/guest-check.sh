@@ -74,6 +74,8 @@ load
 suite node-m32 selftests/uidgen_node_test_32
 load
 suite life selftests/uidgen_life_test
+load
+suite life-m32 selftests/uidgen_life_test_32
 # Observe: a fresh load at the default observe_ahead_ms (500).
 load
 suite observe selftests/uidgen_observe_test
@@ -109,4 +111,9 @@ rmmod uidgen 2>/dev/null
 suite module sh tests/shell/module.sh
 suite faults sh tests/shell/faults.sh
 suite races sh tests/shell/races.sh
+# The persister's crash loops: boots (reloads) with crashes, clean stops
+# and clock steps against state restore/keep/save (it loads the module
+# itself, steps the clock and puts it back).
+rmmod uidgen 2>/dev/null
+suite crashloop python3 tests/shell/crashloop.py
 exit 0

@@ -22,42 +22,7 @@
 
 #include "uidgen.h"
 #include "internal.h"
-
-static int passed, failed, checks_failed;
-
-#define CHECK(cond, ...) do {						\
-		if (!(cond)) {						\
-			if (checks_failed++ < 20) {			\
-				printf("# %s:%d: %s: ", __func__, __LINE__, #cond); \
-				printf(__VA_ARGS__);			\
-				printf("\n");				\
-			}						\
-		}							\
-	} while (0)
-
-static void run(void (*fn)(void), const char *name)
-{
-	checks_failed = 0;
-	fn();
-	if (checks_failed)
-		failed++;
-	else
-		passed++;
-	printf("%sok %d %s\n", checks_failed ? "not " : "", passed + failed, name);
-	fflush(stdout);
-}
-
-#define RUN(fn) run(fn, #fn)
-
-static uint64_t rnd(void)
-{
-	static uint64_t x = 0x2545f4914f6cdd1dULL;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return x;
-}
+#include "tap.h"
 
 /* The test key of the SipHash paper: bytes 00 01 .. 0f. */
 static const uint8_t key0f[16] = {
@@ -686,7 +651,5 @@ int main(void)
 	RUN(test_text_refusals);
 	RUN(test_short);
 	RUN(test_keys);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
-	       passed, failed);
-	return failed ? 1 : 0;
+	return tap_totals();
 }

@@ -38,39 +38,10 @@
 /* The library's per-thread cache page (UIDGEN_MAP_LEN), in kB. */
 #define UIDGEN_MAP_KB	4
 
-/* Each test function is one test: it fails if any of its checks does. */
-static int passed, failed, checks_failed;
-
-#define CHECK(cond, ...) do {						\
-		if (!(cond)) {						\
-			checks_failed++;				\
-			printf("# %s:%d: %s: ", __func__, __LINE__, #cond); \
-			printf(__VA_ARGS__);				\
-			printf("\n");					\
-		}							\
-	} while (0)
-
-static void run(void (*fn)(void), const char *name)
-{
-	checks_failed = 0;
-	fn();
-	if (checks_failed)
-		failed++;
-	else
-		passed++;
-	printf("%sok %d %s\n", checks_failed ? "not " : "", passed + failed, name);
-}
-
-
-static uint64_t rnd(void)
-{
-	static uint64_t x = 0x9e3779b97f4a7c15ULL;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return x;
-}
+/* Every failed check is printed; rnd() has a seed of its own. */
+#define CHECK_PRINT_MAX	INT_MAX
+#define RND_SEED	0x9e3779b97f4a7c15ULL
+#include "tap.h"
 
 static void test_format_parse(void)
 {
@@ -2012,7 +1983,5 @@ int main(void)
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!only || !strcmp(only, tests[i].name))
 			run(tests[i].fn, tests[i].name);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
-	       passed, failed);
-	return failed ? 1 : 0;
+	return tap_totals();
 }

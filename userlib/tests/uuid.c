@@ -16,42 +16,8 @@
 
 #include "uidgen.h"
 
-static int passed, failed, checks_failed;
-static unsigned long long checked;
-
-#define CHECK(cond, ...) do {						\
-		checked++;						\
-		if (!(cond)) {						\
-			if (checks_failed++ < 20) {			\
-				printf("# %s:%d: %s: ", __func__, __LINE__, #cond); \
-				printf(__VA_ARGS__);			\
-				printf("\n");				\
-			}						\
-		}							\
-	} while (0)
-
-static void run(void (*fn)(void), const char *name)
-{
-	checks_failed = 0;
-	fn();
-	if (checks_failed)
-		failed++;
-	else
-		passed++;
-	printf("%sok %d %s\n", checks_failed ? "not " : "", passed + failed, name);
-}
-
-#define RUN(fn) run(fn, #fn)
-
-static uint64_t rnd(void)
-{
-	static uint64_t x = 0x2545f4914f6cdd1dULL;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return x;
-}
+#define CHECK_COUNTS
+#include "tap.h"
 
 /* The module's default epoch, 2026-01-01T00:00:00Z. */
 #define DEFAULT_EPOCH_MS	1767225600000ULL
@@ -395,7 +361,5 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_whole_layout_maps);
 	RUN(test_every_layout);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
-	       passed, failed);
-	return failed ? 1 : 0;
+	return tap_totals();
 }

@@ -4,9 +4,9 @@
  * node ID's floor across loads, reboots and crashes (uidgen-state.service
  * and uidgen-persist.service run them):
  *
- *   state restore FILE  at start: persist a grant mark ahead to FILE, then
- *                       assign FILE's node ID with FILE's floor and that
- *                       grant in one call
+ *   state restore FILE  at start: assign FILE's node ID with FILE's floor
+ *                       (and a grant at it), then persist a grant mark
+ *                       ahead to FILE and raise the grant to it
  *   state keep FILE     the persister, a daemon (uidgen-persist.service):
  *                       every --every-ms persist the next mark, fsync'd,
  *                       and only then raise the kernel's grant to it
@@ -316,9 +316,10 @@ static int cmd_state_save(const char *dev, const char *file)
  * state restore: the node ID and its floor in one uidgen_assign(): the
  * file names the node ID (the module loads with none). With
  * --ahead-ms MS (default 60000; cli/state.c refuses 0, and the !ahead_ms
- * paths below are never taken from the CLI) a grant mark is persisted first and
- * given in the same call, so nothing is issued that the file does not
- * cover even before 'state keep' takes over.
+ * paths below are never taken from the CLI) the assignment's grant is the
+ * floor itself; a grant mark is persisted next and only then granted, so
+ * nothing is issued that the file does not cover even before 'state keep'
+ * takes over, and a refused floor leaves the file as it was.
  */
 /*
  * state restore with no state file yet: fine only for a node ID already
