@@ -314,22 +314,28 @@ function keysOf(keys) {
 /**
  * The public form of an ID: its 13-character token text (key ID, 11
  * base62 digits, check digit) under the current key of @keys (a Keys or a
- * key file path), as `uidgen -f public --key FILE` prints it.
+ * key file path), as `uidgen -f public --key FILE` prints it; with
+ * {short: true} its 11-character short code, as `uidgen -f short --key FILE`.
  */
-function publicForm(id, keys) {
-  return keysOf(keys).format(id);
+function publicForm(id, keys, { short = false } = {}) {
+  return keysOf(keys).format(id, { short });
 }
 
 /**
  * The ID a public token opens to, as `uidgen decode --key FILE` finds it:
- * @token a 13-character text, or a bare 64-bit token (a BigInt, or a
- * decimal string of any other length, opened with the current key). KeyRejectedError if it is
+ * @token a 13-character text, an 11-character short code (not all digits),
+ * or a bare 64-bit token (a BigInt, or a decimal string of any other form);
+ * all but the text opened with the current key. KeyRejectedError if it is
  * not a token of these keys.
  */
 function privateForm(token, keys) {
   const k = keysOf(keys);
-  // As the CLI's decode --key: 13 characters are the text form, else decimal.
-  if (typeof token === 'string' && token.length === 13) return k.parse(token);
+  // As the CLI's decode --key: 13 characters are the text form, 11 not
+  // all digits the short code, else decimal.
+  if (typeof token === 'string' && token.length === pub.TEXT_LEN) return k.parse(token);
+  if (typeof token === 'string' && token.length === pub.SHORT_LEN && !/^[0-9]*$/.test(token)) {
+    return k.parse(token, { short: true });
+  }
   if (typeof token === 'string') return k.parse(token, { decimal: true });
   return k.private(token);
 }
@@ -357,7 +363,7 @@ module.exports = {
   Uidgen, Keys, next, nextString, batch, info, decode, observe, defaultLayout,
   public: publicForm, private: privateForm, toJSON, jsonReplacer,
   backend: native ? 'addon' : 'js',
-  DEVICE, BATCH_MAX, MAX_SAFE_ID: BigInt(Number.MAX_SAFE_INTEGER),
+  DEVICE, BATCH_MAX, MAX_SAFE_ID: BigInt(Number.MAX_SAFE_INTEGER), SHORT_LEN: pub.SHORT_LEN,
   siphash24: pub.siphash24, feistel: pub.feistel, checkId,
   ...Object.fromEntries(Object.entries(errors).filter(([k]) => /Error$/.test(k))),
 };

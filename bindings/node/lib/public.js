@@ -4,8 +4,9 @@
 // (libuidgen's format and permission checks, read here in JS), and the
 // tokens: through the native addon's uidgen_public() and its kin when it is
 // built, else the same 8-round Feistel network over SipHash-2-4 in pure JS
-// (BigInt; some 100 times slower). Its tests compare every token with
-// libuidgen's (tests/lib/idref -k, and the CLI in the VM).
+// (BigInt; some 100 times slower); each token's three texts (13 characters,
+// decimal, and the 11-character short code). Its tests compare every token
+// and code with libuidgen's (tests/lib/idref -k, -S, -s; the CLI in the VM).
 'use strict';
 
 const crypto = require('crypto');
@@ -19,6 +20,11 @@ const ROUNDS = 8;
 const KEY_BYTES = 16;
 const KEY_IDS = 62;
 const TEXT_LEN = 13;
+const SHORT_LEN = 11;
+// libuidgen's forms (UIDGEN_PUBLIC_TEXT, _DEC, _SHORT), as the addon takes them.
+const TEXT = 0;
+const DEC = 1;
+const SHORT = 2;
 const M64 = (1n << 64n) - 1n;
 const M32 = 0xffffffffn;
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -27,6 +33,19 @@ const KEYFILE_MAX = 64 * 1024;
 function b62v(c) {
   const i = B62.indexOf(c);
   return c.length === 1 ? i : -1;
+}
+
+/** The form {decimal, short} asks for; both at once is no form. */
+function formOf(decimal, short) {
+  if (decimal && short) throw new TypeError('decimal or short: one form at a time');
+  return short ? SHORT : decimal ? DEC : TEXT;
+}
+
+/** The 11 base62 digits of a 64-bit token, most significant first. */
+function b62Digits(token) {
+  let s = '';
+  for (let i = 0, t = token; i < SHORT_LEN; i++, t /= 62n) s = B62[Number(t % 62n)] + s;
+  return s;
 }
 
 const rotl = (x, b) => ((x << b) | (x >> (64n - b))) & M64;
@@ -202,32 +221,43 @@ class Keys {
   }
 
   /** The token of an ID as its 13-character text (uidgen_format_public()),
-   * or with {decimal: true} the bare token in decimal. */
-  format(id, { keyId, decimal = false } = {}) {
+   * with {decimal: true} the bare token in decimal, or with {short: true}
+   * its short code: the text's 11 token digits alone (UIDGEN_PUBLIC_SHORT). */
+  format(id, { keyId, decimal = false, short = false } = {}) {
+    const form = formOf(decimal, short);
     id = checkId(toId(id));
     const [kid, key] = this._key(keyId);
     const h = this._nat();
-    if (h) return native.formatPublic(h, kid, id, !!decimal);
+    if (h) return native.formatPublic(h, kid, id, form);
     const token = feistel(key, id);
-    if (decimal) return token.toString();
-    let s = '';
-    let t = token;
-    for (let i = 0; i < TEXT_LEN - 2; i++, t /= 62n) s = B62[Number(t % 62n)] + s;
-    return B62[kid] + s + checkDigit(key, kid, token);
+    if (form === DEC) return token.toString();
+    if (form === SHORT) return b62Digits(token);
+    return B62[kid] + b62Digits(token) + checkDigit(key, kid, token);
   }
 
   /** The ID of a token's text (uidgen_parse_public()), or of a decimal token
-   * with {decimal: true} (opened with @keyId, default the current key). */
-  parse(s, { keyId, decimal = false } = {}) {
+   * with {decimal: true}, or of a short code with {short: true} (those two
+   * opened with @keyId, default the current key). */
+  parse(s, { keyId, decimal = false, short = false } = {}) {
+    const form = formOf(decimal, short);
     if (typeof s !== 'string') throw new TypeError("a token's text is a string");
     if (keyId !== undefined && keyId !== null) this._keyIdCheck(keyId);
     const h = this._nat();
-    if (h) return native.parsePublic(h, keyId === undefined || keyId === null ? -1 : keyId, s, !!decimal);
-    if (decimal) {
+    if (h) return native.parsePublic(h, keyId === undefined || keyId === null ? -1 : keyId, s, form);
+    if (form === DEC) {
       if (!/^(0|[1-9][0-9]{0,19})$/.test(s) || BigInt(s) > M64) {
         throw new InvalidIdError(E.EINVAL, 'not a decimal token', s);
       }
       return this.private(BigInt(s), keyId);
+    }
+    if (form === SHORT) {
+      if (s.length !== SHORT_LEN || [...s].some((c) => b62v(c) < 0)) {
+        throw new InvalidIdError(E.EINVAL, 'not a short code: 11 characters of 0-9A-Za-z', s);
+      }
+      let token = 0n;
+      for (const c of s) token = token * 62n + BigInt(b62v(c));
+      if (token > M64) throw new InvalidIdError(E.EINVAL, 'not a short code: past 2^64', s);
+      return this.private(token, keyId);
     }
     if (s.length !== TEXT_LEN || [...s].some((c) => b62v(c) < 0)) {
       throw new InvalidIdError(E.EINVAL, 'not a token: 13 characters of 0-9A-Za-z', s);
@@ -337,6 +367,6 @@ class Keys {
 }
 
 module.exports = {
-  Keys, siphash24, feistel, toId, checkId, ROUNDS, KEY_BYTES, KEY_IDS, TEXT_LEN,
+  Keys, siphash24, feistel, toId, checkId, ROUNDS, KEY_BYTES, KEY_IDS, TEXT_LEN, SHORT_LEN,
   setNative(n) { native = n; },
 };

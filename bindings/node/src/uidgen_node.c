@@ -488,38 +488,37 @@ static napi_value js_private(napi_env env, napi_callback_info info)
 	return u64(env, id);
 }
 
-/* formatPublic(keys, keyId, id, decimal): the token's text. */
+/*
+ * formatPublic(keys, keyId, id, form): the token's text in libuidgen's
+ * @form (UIDGEN_PUBLIC_TEXT, _DEC or _SHORT: 0, 1, 2).
+ */
 static napi_value js_format_public(napi_env env, napi_callback_info info)
 {
 	char buf[UIDGEN_PUBLIC_STR_MAX];
 	struct uidgen_keys *k;
-	int32_t kid;
-	bool dec;
+	int32_t kid, form;
 	uint64_t id;
 	napi_value r;
 	int ret;
 	ARGS(4);
 
 	k = external(env, argv[0], "not a key set");
-	if (!k || get_int(env, argv[1], &kid) || get_u64(env, argv[2], &id))
+	if (!k || get_int(env, argv[1], &kid) || get_u64(env, argv[2], &id) ||
+	    get_int(env, argv[3], &form))
 		return NULL;
-	if (napi_get_value_bool(env, argv[3], &dec) != napi_ok)
-		return throw_type(env, "decimal is a boolean");
-	ret = uidgen_format_public(k, kid, id, dec ? UIDGEN_PUBLIC_DEC : UIDGEN_PUBLIC_TEXT,
-				   buf, sizeof(buf));
+	ret = uidgen_format_public(k, kid, id, form, buf, sizeof(buf));
 	if (ret < 0)
 		return throw_errno(env, -ret, "public");
 	NAPI_OK(napi_create_string_latin1(env, buf, ret, &r));
 	return r;
 }
 
-/* parsePublic(keys, keyId, text, decimal): the ID. */
+/* parsePublic(keys, keyId, text, form): the ID (form as formatPublic's). */
 static napi_value js_parse_public(napi_env env, napi_callback_info info)
 {
 	char buf[64];
 	struct uidgen_keys *k;
-	int32_t kid;
-	bool dec;
+	int32_t kid, form;
 	uint64_t id;
 	size_t len;
 	int ret;
@@ -530,13 +529,12 @@ static napi_value js_parse_public(napi_env env, napi_callback_info info)
 		return NULL;
 	if (napi_get_value_string_utf8(env, argv[2], buf, sizeof(buf), &len) != napi_ok)
 		return throw_type(env, "a token's text is a string");
-	if (napi_get_value_bool(env, argv[3], &dec) != napi_ok)
-		return throw_type(env, "decimal is a boolean");
+	if (get_int(env, argv[3], &form))
+		return NULL;
 	/* Longer than any token (or holding a NUL): not one. */
 	if (len >= sizeof(buf) - 1 || strlen(buf) != len)
 		return throw_errno(env, EINVAL, "not a token");
-	ret = uidgen_parse_public(k, buf, dec ? UIDGEN_PUBLIC_DEC : UIDGEN_PUBLIC_TEXT,
-				  kid, &id);
+	ret = uidgen_parse_public(k, buf, form, kid, &id);
 	if (ret)
 		return throw_errno(env, -ret, buf);
 	return u64(env, id);

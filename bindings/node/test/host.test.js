@@ -174,6 +174,80 @@ test('public: tokens against libuidgen', (t) => {
   });
 });
 
+test('public: short codes against libuidgen (idref -S, -s)', (t) => {
+  const { keys, file } = twoKeys(t);
+  const r = rng(6);
+  const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const ids = someIds(300, 6).concat([1n << 63n]);
+  const codes = ['LygHa16AHYG', 'LygHa16AHYF', 'zzzzzzzzzzz', '00000000000', '0'.repeat(10),
+    '0'.repeat(12), '0000-000000', '\u00e90000000000', '\u00e9000000000'];
+  const made = idref(t, ids, '-k', file, '-S');
+  if (!made) return;
+  assert.equal(made.length, ids.length);
+  ids.forEach((id, i) => {
+    const a = made[i];
+    if (a[1] === 'error') {
+      assert.throws(() => keys.format(id, { short: true }), (e) => e instanceof uidgen.InvalidIdError &&
+        -e.errno === Number(a[2]), String(id));
+      return;
+    }
+    const code = keys.format(id, { short: true });
+    assert.equal(code, a[1], String(id));
+    assert.equal(code, keys.format(id).slice(1, 12), String(id));
+    assert.equal(uidgen.public(id, file, { short: true }), code);
+    const at = Number(r() % 11n);
+    codes.push(code, code.slice(0, at) + B62[Number(r() % 62n)] + code.slice(at + 1));
+  });
+  for (let i = 0; i < 200; i++) {
+    let c = '';
+    for (let j = 0; j < 11; j++) c += B62[Number(r() % 62n)];
+    codes.push(c);
+  }
+  const ref = idref(t, codes, '-k', file, '-s');
+  assert.equal(ref.length, codes.length);
+  let opened = 0;
+  codes.forEach((code, i) => {
+    const a = ref[i];
+    if (a[a.length - 2] === 'error') {
+      assert.throws(() => keys.parse(code, { short: true }), (e) => e instanceof uidgen.UidgenError &&
+        -e.errno === Number(a[a.length - 1]), code);
+      return;
+    }
+    opened++;
+    const id = BigInt(a[a.length - 1]);
+    assert.equal(keys.parse(code, { short: true }), id, code);
+    // private() reads 11 characters not all digits as a short code, as decode --key.
+    if (!/^[0-9]+$/.test(code)) assert.equal(uidgen.private(code, file), id, code);
+  });
+  assert.ok(opened > 300, `${opened} codes opened`);
+});
+
+test('public: short codes, known answers and arguments', (t) => {
+  const k = new uidgen.Keys();
+  k.add(1, KEY0);
+  for (const [id, , text] of PUBLIC_KATS) {
+    assert.equal(k.format(id, { short: true }), text.slice(1, 12));
+    assert.equal(k.parse(text.slice(1, 12), { short: true }), id);
+    assert.equal(uidgen.public(id, k, { short: true }), text.slice(1, 12));
+    assert.equal(uidgen.private(text.slice(1, 12), k), id);
+  }
+  assert.equal(uidgen.SHORT_LEN, 11);
+  // Opened with the current key, or the one named.
+  const { keys } = twoKeys(t);
+  const code = keys.format(5n, { keyId: 1, short: true });
+  assert.equal(keys.parse(code, { keyId: 1, short: true }), 5n);
+  assert.notEqual(keys.format(5n, { short: true }), code);
+  // 11 digits: decimal to private(), as to the CLI's decode --key.
+  assert.equal(uidgen.private('12345678902', k), 3352853961834981684n);
+  assert.equal(k.parse('12345678902', { short: true }), 8462655382612204714n);
+  for (const bad of [() => k.format(1n, { short: true, decimal: true }),
+    () => k.parse('Bv7tf5oeZRR', { short: true, decimal: true })]) {
+    assert.throws(bad, (e) => e instanceof TypeError && /one form/.test(e.message));
+  }
+  assert.throws(() => k.parse('Bv7tf5oeZR', { short: true }), (e) => e instanceof uidgen.InvalidIdError &&
+    e.errno === EINVAL);
+});
+
 test('public: refusals match libuidgen', (t) => {
   const { keys, file } = twoKeys(t);
   const r = rng(5);
@@ -290,8 +364,10 @@ test('public: a key file rotated by uidgen keygen is read again', (t) => {
   assert.equal(uidgen.private(before, file), 77n);      // key 1 still opens its tokens
   assert.equal(uidgen.private(after, file), 77n);
   // The CLI opens the same texts to the same ID.
-  const out = execFileSync(CLI, ['decode', '--key', file, before, after], { encoding: 'latin1', stdio: ['ignore', 'pipe', 'ignore'] });
-  assert.deepEqual(out.match(/ id=[0-9]+/g), [" id=77", " id=77"]);
+  const code = uidgen.public(77n, file, { short: true });
+  assert.equal(code, after.slice(1, 12));
+  const out = execFileSync(CLI, ['decode', '--key', file, before, after, code], { encoding: 'latin1', stdio: ['ignore', 'pipe', 'ignore'] });
+  assert.deepEqual(out.match(/ id=[0-9]+/g), [" id=77", " id=77", " id=77"]);
 });
 
 test('JSON: IDs as decimal strings, and the 2^53 rule', () => {
