@@ -453,39 +453,38 @@ static napi_value js_keys_add(napi_env env, napi_callback_info info)
 	return NULL;
 }
 
-/* publicToken(keys, keyId, id), privateId(keys, keyId, token): BigInts. */
-static napi_value js_public(napi_env env, napi_callback_info info)
+/*
+ * @fn (uidgen_public() or uidgen_private()) of argv[2], a BigInt, under
+ * the key set argv[0]'s key argv[1]: a BigInt; -errno thrown as @what's.
+ */
+static napi_value keyed_u64(napi_env env, napi_callback_info info,
+			    int (*fn)(const struct uidgen_keys *, int, uint64_t, uint64_t *),
+			    const char *what)
 {
 	struct uidgen_keys *k;
-	uint64_t id, token;
+	uint64_t in, out;
 	int32_t kid;
 	int ret;
 	ARGS(3);
 
 	k = external(env, argv[0], "not a key set");
-	if (!k || get_int(env, argv[1], &kid) || get_u64(env, argv[2], &id))
+	if (!k || get_int(env, argv[1], &kid) || get_u64(env, argv[2], &in))
 		return NULL;
-	ret = uidgen_public(k, kid, id, &token);
+	ret = fn(k, kid, in, &out);
 	if (ret)
-		return throw_errno(env, -ret, "public");
-	return u64(env, token);
+		return throw_errno(env, -ret, what);
+	return u64(env, out);
+}
+
+/* publicToken(keys, keyId, id), privateId(keys, keyId, token): BigInts. */
+static napi_value js_public(napi_env env, napi_callback_info info)
+{
+	return keyed_u64(env, info, uidgen_public, "public");
 }
 
 static napi_value js_private(napi_env env, napi_callback_info info)
 {
-	struct uidgen_keys *k;
-	uint64_t id, token;
-	int32_t kid;
-	int ret;
-	ARGS(3);
-
-	k = external(env, argv[0], "not a key set");
-	if (!k || get_int(env, argv[1], &kid) || get_u64(env, argv[2], &token))
-		return NULL;
-	ret = uidgen_private(k, kid, token, &id);
-	if (ret)
-		return throw_errno(env, -ret, "private");
-	return u64(env, id);
+	return keyed_u64(env, info, uidgen_private, "private");
 }
 
 /*
