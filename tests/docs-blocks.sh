@@ -121,7 +121,7 @@
 #
 #   tests/docs-blocks.sh [FILE...]
 #       (default: README.md Documentation/admin-guide.rst Documentation/fleet.rst
-#       Documentation/design.rst)
+#       Documentation/design.rst Documentation/public-ids.rst bindings/node/README.md)
 #   DOCS_BLOCKS_OUT=DIR: the scratch directory (default build/docs-blocks)
 # Prints TAP, a "# unrun: N (reasons)" line (every block not run: nothing
 # is left out of it, or unread) and a "# Totals:" line; exit
@@ -141,7 +141,7 @@ for a in "$@"; do
 done
 [ "${1:-}" != -- ] || shift
 [ $# -gt 0 ] || set -- README.md Documentation/admin-guide.rst Documentation/fleet.rst \
-	Documentation/design.rst
+	Documentation/design.rst Documentation/public-ids.rst bindings/node/README.md
 
 # The commands a host block may run (besides relative paths: files of the
 # scratch copy), unprivileged, in the scratch copy.
