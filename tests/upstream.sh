@@ -205,7 +205,7 @@ config_y() {
 build_y() {
 	local rc
 	config_y && nowarn kmake C=2 W=1 drivers/misc/uidgen/ &&
-		ar t "$b/drivers/misc/uidgen/built-in.a" | grep 'uidgen/uidgen\.o$'
+		ar t "$b/drivers/misc/uidgen/built-in.a" | grep -E 'uidgen/(main|tests/gen_kunit)\.o$'
 	rc=$?
 	config_m > /dev/null
 	return $rc

@@ -353,6 +353,19 @@ def userspace_doc():
     cuts = [
         ('kernel-doc:: uapi/linux/uidgen.h', 'kernel-doc:: include/uapi/linux/uidgen.h'),
         ('Coming from 1.4: :doc:`from-1.4`.\n\n', ''),
+        ('The contract is ``uapi/linux/uidgen.h``; everything below is pulled from it\n'
+         'or describes it. libuidgen, the ``uidgen`` CLI and the selftests include that\n'
+         'header rather than copying its numbers.',
+         'The contract is ``include/uapi/linux/uidgen.h``; everything below is pulled\n'
+         'from it or describes it.'),
+        ('(the\nfence unchanged, the ID above ``observed``; libuidgen does)',
+         '(the\nfence unchanged, the ID above ``observed``)'),
+        ('mode ``0444`` by default\n(udev\'s rule, ``60-uidgen.rules``, sets its mode and group; see the admin\n'
+         'guide): every user',
+         'mode ``0444`` by default\n(a udev rule may set its mode and group): every user'),
+        ('Userspace assigns\nit after every load: ``uidgen state restore`` from the state file at boot,\n'
+         '``uidgen set-node``, or ``uidgen-lease``.',
+         'Userspace assigns\nit after every load.'),
         ('; the selftests are also built\nwith ``gcc -m32 -static`` and run in the test VM.',
          '.'),
         ('\n``uidgen_decode()`` in libuidgen and ``uidgen decode`` do exactly this (and\n'
