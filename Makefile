@@ -36,10 +36,17 @@
 #                   reboots and is reset; no ID repeats (tests/system/)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make upstream   the module as a kernel patch series (git format-patch,
-#                   build/upstream/) for Debian's linux-source-6.12:
-#                   drivers/misc/uidgen/, the uapi header, the API doc, the
-#                   kselftests, MAINTAINERS (tools/upstream.sh; the suite
-#                   that applies and builds it: tests/upstream.sh)
+#                   build/upstream/) for Debian's linux-source-6.12: the
+#                   uapi header, the generator core, the device with the
+#                   node's life, RESERVE and the fence page, OBSERVE, the
+#                   status files and docs, the kselftests; each patch
+#                   builds (tools/upstream.sh; the suite that applies,
+#                   bisects and builds it =m: tests/upstream.sh, in make
+#                   check)
+#   make check-upstream-full  that series in a kernel built from it: =y
+#                   with W=1, htmldocs, and a guest booted from it runs
+#                   run_kselftest.sh (tests/upstream-full.sh; not in make
+#                   check: the first run builds a kernel, about an hour)
 #   make model      the fleet protocol's Promela model (model/fleet.pml), spin
 #   make sparse     build the module under sparse
 #   make install    the module (+ depmod), header, libuidgen, CLI, man pages,
@@ -258,6 +265,9 @@ style:
 upstream:
 	tools/upstream.sh -o $(or $(OUT),$(CURDIR)/build/upstream)
 
+check-upstream-full:
+	tests/upstream-full.sh
+
 # The fleet protocol, model-checked (spin; also part of make check).
 model:
 	model/check.sh
@@ -375,4 +385,4 @@ clean:
 	if [ -d build/go ]; then chmod -R u+w build/go; fi
 	rm -rf build
 
-.PHONY: all module userlib python-native python-wheel lease check-cluster check-observe check-system bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean
+.PHONY: all module userlib python-native python-wheel lease check-cluster check-observe check-upstream-full check-system bench-lease selftests tests clients setup demo check bench bench-compare bench-pg kunit check-kcsan style upstream model sparse install install-module install-user uninstall module-source dkms-source dkms-install dkms-uninstall deb version docs clean

@@ -359,4 +359,3 @@ long uidgen_reserve_once(struct uidgen_device *ud,
 		return -EFAULT;
 	return uidgen_pause();
 }
-

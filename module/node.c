@@ -186,15 +186,19 @@ static enum hrtimer_restart uidgen_node_deadline_fn(struct hrtimer *t)
 void uidgen_node_init(struct uidgen_node_ctl *n, struct uidgen_gen *gen,
 		      struct uidgen_page *page)
 {
+	struct uidgen_node_rules r;
+
+	/* What "no node ID" is, the rules say. */
+	uidgen_rules_init(&r, gen->l.node_bits);
 	mutex_init(&n->lock);
 	n->gen = gen;
 	n->page = page;
-	n->node = UIDGEN_NODE_NONE;
-	n->floor_unix_ns = 0;
-	n->grant_unix_ns = 0;
-	n->deadline_boot_ns = UIDGEN_NO_DEADLINE;
-	n->token = 0;
-	n->max_token = 0;
+	n->node = r.node;
+	n->floor_unix_ns = r.floor_unix_ns;
+	n->grant_unix_ns = r.grant_unix_ns;
+	n->deadline_boot_ns = r.deadline_boot_ns;
+	n->token = r.token;
+	n->max_token = r.max_token;
 	init_waitqueue_head(&n->grant_wq);
 	atomic64_set(&n->grant_waits, 0);
 	hrtimer_setup(&n->deadline_timer, uidgen_node_deadline_fn,

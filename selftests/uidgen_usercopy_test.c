@@ -22,6 +22,10 @@ FIXTURE_SETUP(copy)
 {
 	int err;
 
+	self->fd = -1;
+	if (access("/proc/thread-self/fail-nth", W_OK))
+		SKIP(return,
+		     "no /proc/thread-self/fail-nth: needs CONFIG_FAULT_INJECTION_USERCOPY");
 	self->fd = open(UIDGEN_DEV, O_RDONLY);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pin_cpu(0));

@@ -13,7 +13,8 @@
 # node is taken away after it).
 # JOB runs as root in the guest with the repository as working directory;
 # $UIDGEN_KO (default module/uidgen.ko) says which build of the module to
-# load, for a kernel other than the one module/ was built for.
+# load, for a kernel other than the one module/ was built for; $VM_KERNEL
+# boots a kernel built elsewhere instead (see below).
 # $VM_QEMU_ARGS (split on blanks) go to QEMU as they are, e.g.
 # "-rtc base=2026-11-30T09:00:00" for a guest whose clock is behind.
 #
@@ -65,7 +66,15 @@ shift $((OPTIND - 1))
 out=${out:-$repo/build/vm-$kver}
 job=$(realpath "$1"); shift
 
-kernel=/boot/vmlinuz-$kver
+# $VM_KERNEL: a kernel built elsewhere (a bzImage with virtio-pci, 9p and
+# its virtio transport built in, e.g. tests/upstream-full.sh's), booted in
+# place of Debian's; its initramfs loads no modules.
+if [ -n "${VM_KERNEL:-}" ]; then
+	kernel=$VM_KERNEL
+	kver=built-in
+else
+	kernel=/boot/vmlinuz-$kver
+fi
 [ -r "$kernel" ] || { echo "$0: $kernel not found (apt-get install linux-image-...)" >&2; exit 2; }
 
 # The initramfs depends only on the kernel version and this script.
@@ -76,6 +85,7 @@ if [ ! -s "$initrd" ] || [ "$initrd" -ot "$0" ]; then
 	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
 	cp /bin/busybox "$tmp/bin/busybox"
 	: > "$tmp/modules.order"
+	[ "$kver" = built-in ] ||
 	for m in virtio_pci 9pnet_virtio 9p virtio_net; do
 		modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r ko; do
