@@ -29,7 +29,9 @@
 #   make check-system  the user's own machine: a Debian 12 guest that boots
 #                   with systemd (disk image cached in /var/cache/uidgen-system)
 #                   installs make deb's packages as the admin guide says,
-#                   reboots and is reset; no ID repeats (tests/system/)
+#                   reboots and is reset; no ID repeats; upgrades its
+#                   kernel, scrapes its metrics
+#                   (tests/system/)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make upstream   the module as a kernel patch series (git format-patch,
 #                   build/upstream/) for Debian's linux-source-6.12:
@@ -118,7 +120,7 @@ UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
 # The systemd units, named: a glob that matches nothing would reach the
 # shell as a pattern in UNITDIR.
 UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service \
-	systemd/uidgen-lease.service
+	systemd/uidgen-lease.service systemd/uidgen-metrics.service systemd/uidgen-metrics.timer
 # The section 3 pages. A page that documents another's function too is a
 # symlink to it in man/ (uidgen_close.3 -> uidgen_open.3), which man -l
 # follows from the tree; installed, it is man's own link, a ".so man3/PAGE"
@@ -213,6 +215,8 @@ check-kcsan: setup
 # first run builds the guest's disk from Debian's archive (mmdebstrap).
 check-system: setup
 	tests/system/static.sh
+	tests/system/upgrade.sh
+	tests/system/metrics.sh
 
 style:
 	tests/style.sh
@@ -256,6 +260,7 @@ install-user: userlib lease
 	install -D -m 0644 etc/uidgen.default.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
 	install -D -m 0644 etc/lease.conf.example $(DESTDIR)$(DOCDIR)/lease.conf.example
 	install -D -m 0644 etc/60-uidgen.rules $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
+	install -D -m 0755 deploy/prometheus/uidgen-metrics $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics
 	$(if $(DESTDIR),,ldconfig)
 	$(if $(DESTDIR),,getent group uidgen > /dev/null || groupadd --system uidgen)
 
@@ -287,7 +292,7 @@ uninstall:
 	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example \
 		$(DESTDIR)$(DOCDIR)/lease.conf.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
-	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics
 	$(if $(DESTDIR),,ldconfig)
 
 docs:
