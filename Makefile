@@ -30,7 +30,7 @@
 #                   with systemd (disk image cached in /var/cache/uidgen-system)
 #                   installs make deb's packages as the admin guide says,
 #                   reboots and is reset; no ID repeats; upgrades its
-#                   kernel, scrapes its metrics
+#                   kernel, scrapes its metrics, runs containers
 #                   (tests/system/)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make upstream   the module as a kernel patch series (git format-patch,
@@ -117,6 +117,8 @@ UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
 # udev reads rules from /usr/local/lib/udev/rules.d as well as /usr/lib's.
 UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
+# Container runtimes read CDI specs from /etc/cdi (and /var/run/cdi) only.
+CDIDIR := /etc/cdi
 # The systemd units, named: a glob that matches nothing would reach the
 # shell as a pattern in UNITDIR.
 UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service \
@@ -217,6 +219,7 @@ check-system: setup
 	tests/system/static.sh
 	tests/system/upgrade.sh
 	tests/system/metrics.sh
+	tests/system/containers.sh
 
 style:
 	tests/style.sh
@@ -261,6 +264,7 @@ install-user: userlib lease
 	install -D -m 0644 etc/lease.conf.example $(DESTDIR)$(DOCDIR)/lease.conf.example
 	install -D -m 0644 etc/60-uidgen.rules $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
 	install -D -m 0755 deploy/prometheus/uidgen-metrics $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics
+	install -D -m 0644 deploy/cdi/uidgen.yaml $(DESTDIR)$(CDIDIR)/uidgen.yaml
 	$(if $(DESTDIR),,ldconfig)
 	$(if $(DESTDIR),,getent group uidgen > /dev/null || groupadd --system uidgen)
 
@@ -292,7 +296,8 @@ uninstall:
 	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example \
 		$(DESTDIR)$(DOCDIR)/lease.conf.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
-	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics \
+		$(DESTDIR)$(CDIDIR)/uidgen.yaml
 	$(if $(DESTDIR),,ldconfig)
 
 docs:

@@ -68,12 +68,12 @@ check "libuidgen2: a symbols file (ABI checked at build)" \
 check "libuidgen-dev: headers, .so, .a, pkg-config, section 3" \
 	'has libuidgen-dev /usr/include/uidgen.h /usr/include/linux/uidgen.h $libdir/libuidgen.so \
 		$libdir/libuidgen.a $libdir/pkgconfig/uidgen.pc /usr/share/man/man3/uidgen_next.3.gz'
-check "uidgen-tools: CLI, sections 1 and 4, units, udev rule, metrics script and timer, modprobe.d example" \
+check "uidgen-tools: CLI, sections 1 and 4, units, udev rule, metrics script and timer, CDI spec, modprobe.d example" \
 	'has uidgen-tools /usr/bin/uidgen /usr/share/man/man1/uidgen.1.gz /usr/share/man/man4/uid.4.gz \
 		/usr/lib/udev/rules.d/60-uidgen.rules \
 		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-persist.service \
 		/usr/sbin/uidgen-metrics /lib/systemd/system/uidgen-metrics.service \
-		/lib/systemd/system/uidgen-metrics.timer \
+		/lib/systemd/system/uidgen-metrics.timer /etc/cdi/uidgen.yaml \
 		/usr/share/doc/uidgen-tools/examples/uidgen.conf.example'
 check "postgresql-15-uidgen: the extension where PostgreSQL 15 looks" \
 	'has postgresql-15-uidgen /usr/lib/postgresql/15/lib/uidgen.so \
