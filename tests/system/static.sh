@@ -103,12 +103,16 @@ check "node ID 7 is active" 'm_ssh "$run" uidgen info > "$out/info" && cat "$out
 
 layout=$(m_ssh "$run" 'cd /sys/module/uidgen/parameters && echo $(cat node_bits slot_bits seq_bits)')
 
-# The test's own service, enabled and started now, as a user would.
+# The test's own service, enabled and started now, as a user would, and
+# on the disk (sync) before the plan's first hard reset: a reset a minute
+# after it left the unit file and the script empty (ext4's delayed
+# allocation, the guest's clock slow under a loaded host), the unit
+# masked, and the boot with no service (no .first file, no IDs).
 m_put "$run" tests/system/guest/uidgen-test-app /usr/local/bin/uidgen-test-app
 m_put "$run" tests/system/guest/uidgen-test-app.service /etc/systemd/system/uidgen-test-app.service
 check "the test's service is enabled and started" \
 	'm_ssh "$run" "chmod +x /usr/local/bin/uidgen-test-app && systemctl daemon-reload &&
-		systemctl enable --now uidgen-test-app.service"'
+		systemctl enable --now uidgen-test-app.service && sync"'
 
 # readers: two streams of IDs from the guest to the host, one per CPU.
 start_readers() {
