@@ -66,9 +66,11 @@ customize() {
 	chroot "$r" passwd -d root > /dev/null   # the serial console, for a look by hand
 	# The staged packages: apt's cache holds them and nothing else (the
 	# bootstrap's own .debs go first); mmdebstrap keeps lists and cache
-	# (--skip=cleanup/apt).
+	# (--skip=cleanup/apt). With their Recommends, as a user's apt install
+	# takes them (mmdebstrap's apt does not: node-exporter's install failed
+	# offline for prometheus-node-exporter-collectors and smartmontools).
 	chroot "$r" apt-get clean
-	chroot "$r" apt-get install -y --download-only $staged
+	chroot "$r" apt-get install -y --download-only -o APT::Install-Recommends=true $staged
 	rm -f "$r/etc/resolv.conf"
 }
 if [ -n "${customize_mode:-}" ]; then
