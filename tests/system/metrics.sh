@@ -59,9 +59,14 @@ scrape() {
 	m_ssh "$run" "curl -sf http://localhost:9100/metrics" > "$out/scrape-$1" &&
 	grep '^uidgen_\|^# [A-Z]* uidgen_' "$out/scrape-$1" > "$out/uidgen-$1"
 }
-# value N SERIES: SERIES's value in scrape N.
+# value N SERIES: SERIES's value in scrape N, to the ms (node-exporter
+# writes its own floats: 1.796311263201e+09 for 1796311263.201); num V:
+# V the same way.
 value() {
-	awk -v s="$2" '$1 == s { print $2 }' "$out/uidgen-$1"
+	awk -v s="$2" '$1 == s { printf "%.3f\n", $2 }' "$out/uidgen-$1"
+}
+num() {
+	awk -v v="$1" 'BEGIN { printf "%.3f\n", v }'
 }
 for i in $(seq 60); do scrape 0 && grep -q '^uidgen_up ' "$out/uidgen-0" && break; sleep 2; done
 check "node-exporter serves uidgen's series from the textfile collector, without error" \
@@ -107,24 +112,24 @@ read -r issued waits behind gwaits < "$out/src-1"
 stat_of() { awk -v k="$2" '$1 == k { print $2; exit }' "$out/src-$1"; }
 ms_s() { printf '%d.%03d' "$(($1 / 1000))" "$(($1 % 1000))"; }
 check "uidgen_up 1, node ID 7, state active; counters equal sysfs (issued $issued)" \
-	'[ "$(value 1 uidgen_up)" = 1 ] && [ "$(value 1 uidgen_node_id)" = 7 ] &&
-	 [ "$(value 1 "uidgen_node_state{state=\"active\"}")" = 1 ] && [ "$(value 1 "uidgen_node_state{state=\"none\"}")" = 0 ] &&
-	 [ "$(value 1 uidgen_ids_issued_total)" = "$issued" ] && [ "$(value 1 uidgen_waits_total)" = "$waits" ] &&
-	 [ "$(value 1 uidgen_behind_total)" = "$behind" ] && [ "$(value 1 uidgen_grant_waits_total)" = "$gwaits" ]'
+	'[ "$(value 1 uidgen_up)" = 1.000 ] && [ "$(value 1 uidgen_node_id)" = 7.000 ] &&
+	 [ "$(value 1 "uidgen_node_state{state=\"active\"}")" = 1.000 ] && [ "$(value 1 "uidgen_node_state{state=\"none\"}")" = 0.000 ] &&
+	 [ "$(value 1 uidgen_ids_issued_total)" = "$(num "$issued")" ] && [ "$(value 1 uidgen_waits_total)" = "$(num "$waits")" ] &&
+	 [ "$(value 1 uidgen_behind_total)" = "$(num "$behind")" ] && [ "$(value 1 uidgen_grant_waits_total)" = "$(num "$gwaits")" ]'
 # The persister raises the grant every 20 s: the scrape's may be the one
 # before uidgen stats's.
 check "the floor, high water and token equal uidgen stats's, the grant at most its ($(stat_of 1 floor_ms), $(stat_of 1 grant_ms), $(stat_of 1 high_water_ms) ms; token $(stat_of 1 token))" \
-	'[ "$(value 1 uidgen_floor_timestamp_seconds)" = "$(ms_s "$(stat_of 1 floor_ms)")" ] &&
+	'[ "$(value 1 uidgen_floor_timestamp_seconds)" = "$(num "$(ms_s "$(stat_of 1 floor_ms)")")" ] &&
 	 awk -v m="$(value 1 uidgen_grant_timestamp_seconds)" -v s="$(ms_s "$(stat_of 1 grant_ms)")" "BEGIN { exit !(m + 0 > 0 && m + 0 <= s + 0) }" &&
-	 [ "$(value 1 uidgen_high_water_timestamp_seconds)" = "$(ms_s "$(stat_of 1 high_water_ms)")" ] &&
-	 [ "$(value 1 "uidgen_token_info{token=\"$(stat_of 1 token)\"}")" = 1 ]'
+	 [ "$(value 1 uidgen_high_water_timestamp_seconds)" = "$(num "$(ms_s "$(stat_of 1 high_water_ms)")")" ] &&
+	 [ "$(value 1 "uidgen_token_info{token=\"$(stat_of 1 token)\"}")" = 1.000 ]'
 check "the per-slot counters add up to uidgen_ids_issued_total" \
-	'[ "$(awk "/^uidgen_slot_ids_issued_total/ { s += \$2 } END { print s }" "$out/uidgen-1")" = "$issued" ]'
+	'[ "$(awk "/^uidgen_slot_ids_issued_total/ { s += \$2 } END { printf \"%.3f\", s }" "$out/uidgen-1")" = "$(num "$issued")" ]'
 m_ssh "$run" "uidgen -n 123456 > /dev/null"
 snapshot 2
 read -r issued2 _ < "$out/src-2"
 check "123456 IDs drawn: uidgen_ids_issued_total went from $issued to $(value 2 uidgen_ids_issued_total), as sysfs ($issued2)" \
-	'[ "$(value 2 uidgen_ids_issued_total)" = "$issued2" ] && [ "$((issued2 - issued))" -ge 123456 ] &&
+	'[ "$(value 2 uidgen_ids_issued_total)" = "$(num "$issued2")" ] && [ "$((issued2 - issued))" -ge 123456 ] &&
 	 [ "$(value 2 uidgen_high_water_timestamp_seconds)" != "$(value 1 uidgen_high_water_timestamp_seconds)" ]'
 # The timer on its own: two scrapes 20 s apart while IDs are drawn.
 m_ssh "$run" systemctl start uidgen-metrics.timer
@@ -132,7 +137,7 @@ m_ssh "$run" "uidgen -n 1000 > /dev/null"
 sleep 20
 scrape 3
 check "the timer writes on its own: a scrape 20 s later shows the 1000 IDs drawn since ($(value 3 uidgen_ids_issued_total))" \
-	'[ "$(value 3 uidgen_ids_issued_total)" -ge "$((issued2 + 1000))" ] &&
+	'awk -v m="$(value 3 uidgen_ids_issued_total)" -v w="$((issued2 + 1000))" "BEGIN { exit !(m + 0 >= w) }" &&
 	 [ "$(value 3 uidgen_clock_timestamp_seconds)" != "$(value 2 uidgen_clock_timestamp_seconds)" ]'
 # The module unloaded: uidgen_up 0 and nothing else.
 m_ssh "$run" "systemctl stop uidgen-metrics.timer uidgen-state.service && modprobe -r uidgen && systemctl start uidgen-metrics.service"
