@@ -33,7 +33,9 @@
 #   make check-system  the user's own machine: a Debian 12 guest that boots
 #                   with systemd (disk image cached in /var/cache/uidgen-system)
 #                   installs make deb's packages as the admin guide says,
-#                   reboots and is reset; no ID repeats (tests/system/)
+#                   reboots and is reset; no ID repeats; upgrades its
+#                   kernel, scrapes its metrics, runs containers
+#                   (tests/system/)
 #   make style      checkpatch --strict, kernel-doc, uapi header as C90
 #   make upstream   the module as a kernel patch series (git format-patch,
 #                   build/upstream/) for Debian's linux-source-6.12: the
@@ -126,10 +128,12 @@ UNITDIR := $(PREFIX)/lib/systemd/system
 DOCDIR := $(PREFIX)/share/doc/uidgen
 # udev reads rules from /usr/local/lib/udev/rules.d as well as /usr/lib's.
 UDEVRULESDIR := $(PREFIX)/lib/udev/rules.d
+# Container runtimes read CDI specs from /etc/cdi (and /var/run/cdi) only.
+CDIDIR := /etc/cdi
 # The systemd units, named: a glob that matches nothing would reach the
 # shell as a pattern in UNITDIR.
 UNITS := systemd/uidgen-state.service systemd/uidgen-persist.service \
-	systemd/uidgen-lease.service
+	systemd/uidgen-lease.service systemd/uidgen-metrics.service systemd/uidgen-metrics.timer
 # The section 3 pages. A page that documents another's function too is a
 # symlink to it in man/ (uidgen_close.3 -> uidgen_open.3), which man -l
 # follows from the tree; installed, it is man's own link, a ".so man3/PAGE"
@@ -257,6 +261,9 @@ check-kcsan: setup
 # first run builds the guest's disk from Debian's archive (mmdebstrap).
 check-system: setup
 	tests/system/static.sh
+	tests/system/upgrade.sh
+	tests/system/metrics.sh
+	tests/system/containers.sh
 
 style:
 	tests/style.sh
@@ -303,6 +310,8 @@ install-user: userlib lease
 	install -D -m 0644 etc/uidgen.default.example $(DESTDIR)$(DOCDIR)/uidgen.default.example
 	install -D -m 0644 etc/lease.conf.example $(DESTDIR)$(DOCDIR)/lease.conf.example
 	install -D -m 0644 etc/60-uidgen.rules $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
+	install -D -m 0755 deploy/prometheus/uidgen-metrics $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics
+	install -D -m 0644 deploy/cdi/uidgen.yaml $(DESTDIR)$(CDIDIR)/uidgen.yaml
 	$(if $(DESTDIR),,ldconfig)
 	$(if $(DESTDIR),,getent group uidgen > /dev/null || groupadd --system uidgen)
 
@@ -334,7 +343,8 @@ uninstall:
 	rm -f $(DESTDIR)$(DOCDIR)/uidgen.conf.example $(DESTDIR)$(DOCDIR)/uidgen.default.example \
 		$(DESTDIR)$(DOCDIR)/lease.conf.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
-	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics \
+		$(DESTDIR)$(CDIDIR)/uidgen.yaml
 	$(if $(DESTDIR),,ldconfig)
 
 docs:

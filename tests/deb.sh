@@ -68,10 +68,12 @@ check "libuidgen2: a symbols file (ABI checked at build)" \
 check "libuidgen-dev: headers, .so, .a, pkg-config, section 3" \
 	'has libuidgen-dev /usr/include/uidgen.h /usr/include/linux/uidgen.h $libdir/libuidgen.so \
 		$libdir/libuidgen.a $libdir/pkgconfig/uidgen.pc /usr/share/man/man3/uidgen_next.3.gz'
-check "uidgen-tools: CLI, sections 1 and 4, units, udev rule, modprobe.d example" \
+check "uidgen-tools: CLI, sections 1 and 4, units, udev rule, metrics script and timer, CDI spec, modprobe.d example" \
 	'has uidgen-tools /usr/bin/uidgen /usr/share/man/man1/uidgen.1.gz /usr/share/man/man4/uid.4.gz \
 		/usr/lib/udev/rules.d/60-uidgen.rules \
 		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-persist.service \
+		/usr/sbin/uidgen-metrics /lib/systemd/system/uidgen-metrics.service \
+		/lib/systemd/system/uidgen-metrics.timer /etc/cdi/uidgen.yaml \
 		/usr/share/doc/uidgen-tools/examples/uidgen.conf.example'
 check "postgresql-15-uidgen: the extension where PostgreSQL 15 looks" \
 	'has postgresql-15-uidgen /usr/lib/postgresql/15/lib/uidgen.so \
@@ -95,7 +97,7 @@ check "dpkg -i made the system group uidgen" \
 check "uidgen-tools depends on adduser, for it" \
 	'dpkg-deb -f "$deb"/uidgen-tools_*.deb Depends | grep -E "(^|, )adduser(,|$)" > /dev/null'
 check "the units are installed but not enabled" \
-	'[ "$(systemctl is-enabled uidgen-state.service uidgen-persist.service | xargs)" = "disabled disabled" ]'
+	'[ "$(systemctl is-enabled uidgen-state.service uidgen-persist.service uidgen-metrics.timer | xargs)" = "disabled disabled disabled" ]'
 check "the kernel's DKMS hook builds it for $kver" \
 	'/etc/kernel/postinst.d/dkms "$kver" && installed'
 check "uidgen --version" '[ "$(uidgen --version)" = "uidgen $version" ]'

@@ -8,7 +8,12 @@
 # /var/cache/uidgen-system): a change to this script (the recipe) builds
 # a new one. It holds what installing the .debs of `make deb` needs
 # offline: the kernel (linux-image-amd64, 6.1), its headers, dkms and
-# build-essential, so the guest never reaches the archive.
+# build-essential, so the guest never reaches the archive. It also has,
+# downloaded but not installed (in apt's cache, with apt's lists, so that
+# a plain `apt install NAME` works offline as it would online), what the
+# other suites install as a user would: Debian 12's 6.12 kernel and its
+# headers (linux-image-6.12-amd64, bookworm-security; upgrade.sh),
+# prometheus-node-exporter and curl (metrics.sh), podman (containers.sh).
 #
 #   tests/system/image.sh        prints the image's directory, building it
 #                                first if it is not there (minutes)
@@ -23,6 +28,8 @@
 # sources name deb.debian.org; $UIDGEN_SYSTEM_MIRROR overrides).
 set -euo pipefail
 [ "${1:-}" != --customize ] || { shift; customize_mode=1; }
+# Downloaded into the image's apt cache, not installed (see above).
+staged="linux-image-6.12-amd64 linux-headers-6.12-amd64 prometheus-node-exporter curl podman"
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${UIDGEN_SYSTEM_CACHE:-/var/cache/uidgen-system}
 mirror=${UIDGEN_SYSTEM_MIRROR:-http://deb.debian.org/debian}
@@ -57,6 +64,13 @@ customize() {
 	chroot "$r" systemctl mask apt-daily.timer apt-daily-upgrade.timer man-db.timer \
 		e2scrub_all.timer fstrim.timer
 	chroot "$r" passwd -d root > /dev/null   # the serial console, for a look by hand
+	# The staged packages: apt's cache holds them and nothing else (the
+	# bootstrap's own .debs go first); mmdebstrap keeps lists and cache
+	# (--skip=cleanup/apt). With their Recommends, as a user's apt install
+	# takes them (mmdebstrap's apt does not: node-exporter's install failed
+	# offline for prometheus-node-exporter-collectors and smartmontools).
+	chroot "$r" apt-get clean
+	chroot "$r" apt-get install -y --download-only -o APT::Install-Recommends=true $staged
 	rm -f "$r/etc/resolv.conf"
 }
 if [ -n "${customize_mode:-}" ]; then
@@ -84,8 +98,7 @@ pkgs=systemd-sysv,udev,kmod,dbus,openssh-server,iproute2,procps,less
 pkgs+=,linux-image-amd64,linux-headers-amd64,initramfs-tools,zstd
 pkgs+=,dkms,build-essential,adduser,libcurl4,libjson-c5
 
-
-mmdebstrap --mode=root --format=directory --variant=minbase --include="$pkgs" \
+mmdebstrap --mode=root --format=directory --variant=minbase --include="$pkgs" --skip=cleanup/apt \
 	--customize-hook="$here/image.sh --customize \"\$1\"" \
 	bookworm "$tmp/root" \
 	"deb $mirror bookworm main" "deb $mirror bookworm-updates main" \

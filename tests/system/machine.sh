@@ -20,6 +20,13 @@
 #   machine.sh reset RUN                 hard reset (QMP system_reset), wait
 #   machine.sh kill RUN                  pull the plug (SIGKILL to QEMU)
 #   machine.sh stop RUN                  poweroff, wait for QEMU to end
+#   machine.sh kernel RUN KVER           boot the guest's own KVER from now on
+#
+# QEMU boots the kernel directly (no bootloader in the image): the image's
+# (image.sh's vmlinuz, initrd.img), or the one `kernel` copied from the
+# guest's /boot into RUN, as GRUB would boot the newest after an upgrade.
+# QEMU keeps the kernel it started with over reboots and resets: a new one
+# takes a power-off (stop) and a boot.
 #
 # start, boot, reboot and reset return once root's ssh answers in the new
 # boot (a boot_id not seen before in the run); they print the seconds
@@ -27,7 +34,7 @@
 # (m_wait). The ssh key reaches the guest in fw_cfg (image.sh's
 # uidgen-test-key.service). QEMU-ARGS go to QEMU as they are (e.g.
 # -rtc base=2026-11-30T09:00:00 for a clock behind); $MACHINE_BOOT_TIMEOUT
-# (default 600) bounds a boot. Exit status 1 with the end of the console
+# (default 1200) bounds a boot. Exit status 1 with the end of the console
 # on stderr when a boot does not come up.
 set -euo pipefail
 machine_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,7 +43,16 @@ machine_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # with a thread each (MTTCG), the second boot of a run on a loaded host
 # (load 9 to 13 on 2 cores) hung in udev: both vCPUs in soft lockups in
 # udev workers, growing from 21 s to 133 s, and RCU stalls.
-machine_tcg=("${tcg_args[@]}")
+# And the guest's clocks run on its instruction count (-icount
+# shift=auto, sleep=on: an idle guest's clock catches up with the host's):
+# with them tied to the host's (its TSC), a guest starved by a loaded
+# host (load 12 to 17 on 2 cores, four TCG guests of other runs) saw
+# its vCPUs "stuck": the second boot of a run logged soft lockups of 45
+# to 71 s in modprobe and udev, RCU stalls, and never reached its login
+# in 600 s. With icount the same host load gives a slow boot (348 s to
+# the login at load 17), no lockup and no stall, and the guest's wall
+# clock still the host's (within seconds).
+machine_tcg=("${tcg_args[@]}" -icount shift=auto,sleep=on)
 machine_tcg[1]+=,thread=single
 
 m_ssh_opts() {
@@ -69,7 +85,7 @@ m_console_end() {
 # then: within an ssh round trip); prints LOGIN.
 m_wait() {
 	local run=$1 t0=$2 out a b
-	local limit=$((${t0%.*} + ${MACHINE_BOOT_TIMEOUT:-600}))
+	local limit=$((${t0%.*} + ${MACHINE_BOOT_TIMEOUT:-1200}))
 	while :; do
 		a=$(date +%s.%N)
 		if out=$(m_ssh "$run" 'cat /proc/sys/kernel/random/boot_id; cut -d" " -f1 /proc/uptime' 2> /dev/null) &&
@@ -85,7 +101,7 @@ m_wait() {
 			return 1
 		fi
 		if [ "${a%.*}" -ge "$limit" ]; then
-			echo "machine.sh: no ssh login after ${MACHINE_BOOT_TIMEOUT:-600}s; the console ended:" >&2
+			echo "machine.sh: no ssh login after ${MACHINE_BOOT_TIMEOUT:-1200}s; the console ended:" >&2
 			m_console_end "$run"
 			return 1
 		fi
@@ -97,6 +113,7 @@ m_boot() {
 	local run=$1 image t0
 	shift
 	image=$(cat "$run/image")
+	[ ! -s "$run/vmlinuz" ] || image=$run
 	# A port free now, for QEMU's forward to the guest's ssh.
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' > "$run/port"
 	rm -f "$run/qemu.pid" "$run/qmp.sock"
@@ -149,22 +166,31 @@ m_kill() {
 	rm -f "$run/qemu.pid"
 }
 
+m_kernel() {
+	local run=$1 kver=$2
+	m_ssh "$run" "cat /boot/vmlinuz-$kver" > "$run/vmlinuz.new" &&
+	m_ssh "$run" "cat /boot/initrd.img-$kver" > "$run/initrd.img.new" &&
+	[ -s "$run/vmlinuz.new" ] && [ -s "$run/initrd.img.new" ] || return 1
+	mv "$run/initrd.img.new" "$run/initrd.img"
+	mv "$run/vmlinuz.new" "$run/vmlinuz"
+}
+
 m_stop() {
 	local run=$1 pid i
 	pid=$(cat "$run/qemu.pid" 2> /dev/null) || return 0
 	m_ssh "$run" systemctl poweroff || true
-	for _ in $(seq 300); do
+	for _ in $(seq 600); do
 		kill -0 "$pid" 2> /dev/null || break
 		sleep 1
 	done
-	kill -0 "$pid" 2> /dev/null && { echo "machine.sh: the guest did not power off in 300s; killed" >&2; m_kill "$run"; return 1; }
+	kill -0 "$pid" 2> /dev/null && { echo "machine.sh: the guest did not power off in 600s; killed" >&2; m_kill "$run"; return 1; }
 	rm -f "$run/qemu.pid"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	cmd=${1:-}
 	case $cmd in
-	start | boot | ssh | put | reboot | reset | kill | stop) shift; "m_$cmd" "$@" ;;
-	*) echo "usage: $0 start|boot|ssh|put|reboot|reset|kill|stop RUN [ARGS...]" >&2; exit 2 ;;
+	start | boot | ssh | put | reboot | reset | kill | stop | kernel) shift; "m_$cmd" "$@" ;;
+	*) echo "usage: $0 start|boot|ssh|put|reboot|reset|kill|stop|kernel RUN [ARGS...]" >&2; exit 2 ;;
 	esac
 fi
