@@ -311,6 +311,7 @@ install-user: userlib lease
 	install -D -m 0644 etc/lease.conf.example $(DESTDIR)$(DOCDIR)/lease.conf.example
 	install -D -m 0644 etc/60-uidgen.rules $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules
 	install -D -m 0755 deploy/prometheus/uidgen-metrics $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics
+	install -D -m 0644 deploy/prometheus/uidgen-metrics.8 $(DESTDIR)$(MANDIR)/man8/uidgen-metrics.8
 	install -D -m 0644 deploy/cdi/uidgen.yaml $(DESTDIR)$(CDIDIR)/uidgen.yaml
 	$(if $(DESTDIR),,ldconfig)
 	$(if $(DESTDIR),,getent group uidgen > /dev/null || groupadd --system uidgen)
@@ -344,6 +345,7 @@ uninstall:
 		$(DESTDIR)$(DOCDIR)/lease.conf.example
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-uidgen.rules $(DESTDIR)$(PREFIX)/sbin/uidgen-metrics \
+		$(DESTDIR)$(MANDIR)/man8/uidgen-metrics.8 \
 		$(DESTDIR)$(CDIDIR)/uidgen.yaml
 	$(if $(DESTDIR),,ldconfig)
 

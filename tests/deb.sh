@@ -72,7 +72,7 @@ check "uidgen-tools: CLI, sections 1 and 4, units, udev rule, metrics script and
 	'has uidgen-tools /usr/bin/uidgen /usr/share/man/man1/uidgen.1.gz /usr/share/man/man4/uid.4.gz \
 		/usr/lib/udev/rules.d/60-uidgen.rules \
 		/lib/systemd/system/uidgen-state.service /lib/systemd/system/uidgen-persist.service \
-		/usr/sbin/uidgen-metrics /lib/systemd/system/uidgen-metrics.service \
+		/usr/sbin/uidgen-metrics /usr/share/man/man8/uidgen-metrics.8.gz /lib/systemd/system/uidgen-metrics.service \
 		/lib/systemd/system/uidgen-metrics.timer /etc/cdi/uidgen.yaml \
 		/usr/share/doc/uidgen-tools/examples/uidgen.conf.example'
 check "postgresql-15-uidgen: the extension where PostgreSQL 15 looks" \

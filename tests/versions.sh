@@ -27,7 +27,7 @@ v=$(make -s --no-print-directory version 2>/dev/null)
 [ -n "$v" ] || { echo "Bail out! make version printed nothing"; exit 1; }
 echo "TAP version 13"
 echo "# version.mk: $v"
-for m in userlib/man/uidgen.1 man/uid.4 lease/uidgen-cluster.1 lease/uidgen-lease.8; do
+for m in userlib/man/uidgen.1 man/uid.4 lease/uidgen-cluster.1 lease/uidgen-lease.8 deploy/prometheus/uidgen-metrics.8; do
 	check "$m: .TH says uidgen $v" \
 		"th=\$(grep -m1 '^\\.TH' $m); echo \"\$th\"; case \$th in *'\"uidgen $v\"'*) ;; *) false ;; esac"
 done
