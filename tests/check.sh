@@ -173,11 +173,11 @@ echo
 echo "== summary ($kver and $kver12, QEMU TCG: VM suites ${vm_s} s, debug kernel ${kunit_s} s; logs in $out)"
 # Every suite, by name: one that never reported, or ran no test, fails;
 # so does one reported but not named here. A new suite is added here.
-# The clients' suites (python, go, nodejs, postgresql) run on the first kernel only.
-vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli jssafe
-	node node-m32 life life-m32 observe kselftest-1slot wait wait-borrow fault module faults races
-	crashloop"
-expected="$vm_suites python go nodejs postgresql build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
+# The clients' suites (python, go, nodejs, postgresql, jssafe) and crashloop
+# run on the first kernel only.
+vm_suites="kselftest kselftest-m32 libuidgen libuidgen-asan libuidgen-tsan cli
+	node node-m32 life life-m32 observe kselftest-1slot wait wait-borrow fault module faults races"
+expected="$vm_suites python go nodejs postgresql jssafe crashloop build-6.12 $(for s in $vm_suites; do echo "6.12/$s"; done)
 	snapshot nodelife pingpong install dkms deb uuid public rules cli-host node-pack lease-tools style upstream kdir standalone versions units docs-blocks docs-blocks-test model harness vm-retry kunit debug-vm"
 summarize "$out/summary.txt" $expected > "$out/summary-by-name.txt"
 sed '$d' "$out/summary-by-name.txt"
