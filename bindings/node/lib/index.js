@@ -57,6 +57,28 @@ function defaultLayout() {
 
 // The layout of the loaded module from its parameters (the fallback has no
 // ioctl); null if the module is not loaded.
+function notDevice(path) {
+  return new errors.UidgenError(E.ENOTTY,
+    "not a uidgen device (Inappropriate ioctl for device): give /dev/uid, or the path of its device node", path);
+}
+
+// Whether @fd is the uidgen device: a character device whose number is the
+// one /sys/class/misc/uid/dev gives ("MAJOR:MINOR").
+function isUidDevice(fd) {
+  let st, dev;
+  try {
+    st = fs.fstatSync(fd);
+    dev = fs.readFileSync('/sys/class/misc/uid/dev', 'utf8').trim().split(':').map(Number);
+  } catch (e) {
+    return false;
+  }
+  // Linux's dev_t: major in bits 8-19 and 32-43, minor in bits 0-7 and 20-31.
+  const rdev = BigInt(st.rdev);
+  const major = Number(((rdev >> 8n) & 0xfffn) | ((rdev >> 32n) & ~0xfffn));
+  const minor = Number((rdev & 0xffn) | ((rdev >> 12n) & ~0xffn));
+  return st.isCharacterDevice() && major === dev[0] && minor === dev[1];
+}
+
 function sysfsLayout() {
   const rd = (name) => fs.readFileSync(`${PARAMS}/${name}`, 'latin1').trim();
   try {
@@ -104,11 +126,27 @@ class Uidgen {
     this.path = devicePath;
     if (native) {
       this._h = native.open(devicePath);
+      // Any readable file opens; only the device answers INFO. Else its
+      // bytes would be taken for IDs (/dev/zero: 0, 0, 0...).
+      try {
+        native.info(this._h);
+      } catch (e) {
+        native.close(this._h);
+        this._h = null;
+        throw e.errno === E.ENOTTY ? notDevice(devicePath) : e;
+      }
     } else {
       try {
         this._fd = fs.openSync(devicePath, fs.constants.O_RDONLY);
       } catch (e) {
         throw fromSystem(e, devicePath);
+      }
+      // No ioctl here: the device is the character device the misc
+      // class names /dev/uid's number (/sys/class/misc/uid/dev).
+      if (!isUidDevice(this._fd)) {
+        fs.closeSync(this._fd);
+        this._fd = undefined;
+        throw notDevice(devicePath);
       }
       this._buf = Buffer.alloc(8);
     }

@@ -143,6 +143,17 @@ dtest('a child process repeats nothing of its parent\'s', () => {
   g.close();
 });
 
+dtest('a closed handle says so (EBADF), every call', () => {
+  const g = new uidgen.Uidgen();
+  assert.equal(typeof g.next(), 'bigint');
+  g.close();
+  g.close();
+  for (const call of [() => g.next(), () => g.nextString(), () => g.batch(1), () => g.observe(1n)]) {
+    assert.throws(call, (e) => e instanceof uidgen.UidgenError && e.errno === 9 && e.code === 'EBADF' &&
+      /closed/.test(e.message));
+  }
+});
+
 dtest('observe: later IDs are greater (addon); the fallback says it needs the addon', () => {
   const g = new uidgen.Uidgen();
   const a = g.next();
