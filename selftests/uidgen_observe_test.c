@@ -283,7 +283,6 @@ TEST_F(obs, no_ratchet)
 	EXPECT_GT(t1 + 480, split(&self->info, id).tick);
 }
 
-
 /*
  * The races: observes of ascending IDs on one side, minting on every CPU
  * on the other (and, for race_revoke, revokes and re-assignments in
@@ -295,14 +294,14 @@ TEST_F(obs, no_ratchet)
  * no ID a later call hands out may be in that tick or before it.
  */
 struct race {
-	_Atomic uint64_t observed;	/* highest ID whose observe returned */
-	_Atomic uint64_t floor_tick;	/* highest floor tick assigned */
-	_Atomic int stop;
-	_Atomic long minted, calls, refused, observes, moved, reassigns;
-	_Atomic long close;		/* IDs in the tick after a published one */
-	_Atomic long bad, bad_floor;	/* IDs at or below a publication */
-	_Atomic uint64_t bad_id, bad_seen;
-	_Atomic int err;		/* first unexpected errno (minter or not) */
+	atomic_ullong observed;	/* highest ID whose observe returned */
+	atomic_ullong floor_tick;	/* highest floor tick assigned */
+	atomic_int stop;
+	atomic_long minted, calls, refused, observes, moved, reassigns;
+	atomic_long close;		/* IDs in the tick after a published one */
+	atomic_long bad, bad_floor;	/* IDs at or below a publication */
+	atomic_ullong bad_id, bad_seen;
+	atomic_int err;		/* first unexpected errno (minter or not) */
 };
 
 #define RACE_SECONDS	4
@@ -495,9 +494,8 @@ static void race_run(struct __test_metadata *_metadata, int fd,
 	arg.r = r;
 	arg.in = in;
 	arg.fd = fd;
-	if (revoke) {
+	if (revoke)
 		ASSERT_EQ(0, pthread_create(&th, NULL, race_revoke_thread, &arg));
-	}
 	race_observe(r, in, fd);
 	atomic_store(&r->stop, 1);
 	if (revoke)

@@ -144,6 +144,8 @@ REMOVE = {
         ],
         'tests/gen_kunit.c': [
             ('range', r'^#define OBS_AHEAD_NS', r'^#define HAMMER_IDS'),
+            ('range', r'^#define ORACE_OBSERVES', r'^static struct kunit_case uidgen_cases'),
+            ('line', r'^ \* Observes, and observes racing minting on every CPU\.'),
             ('line', r'KUNIT_CASE(_SLOW)?\(uidgen_observe_'),
         ],
     },

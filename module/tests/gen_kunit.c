@@ -4,7 +4,8 @@
  * is whatever the test passes in. Plus the node's life (assignment with a
  * floor, tokens, the deadline, the VM-fork revoke) on nodes the
  * tests make for themselves, grants, and kthreads
- * on every CPU hammering one slot and all slots, and racing observes.
+ * on every CPU hammering one slot and all slots.
+ * Observes, and observes racing minting on every CPU.
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
