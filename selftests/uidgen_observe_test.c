@@ -505,14 +505,16 @@ static void race_run(struct __test_metadata *_metadata, int fd,
 		EXPECT_TRUE(WIFEXITED(status));
 		EXPECT_EQ(0, WEXITSTATUS(status));
 	}
-	TH_LOG("%d CPUs, %d s: %ld observes (%ld moved something), %ld calls, %ld IDs, %ld of them in the tick after the last published, %ld refused (no node ID), %ld re-assignments",
+	TH_LOG("%d CPUs, %d s: %ld observes (%ld moved something), %ld calls, %ld IDs",
 	       ncpu, RACE_SECONDS, atomic_load(&r->observes),
 	       uid_attr("observe_moved") - moved, atomic_load(&r->calls),
-	       atomic_load(&r->minted), atomic_load(&r->close),
-	       atomic_load(&r->refused), atomic_load(&r->reassigns));
+	       atomic_load(&r->minted));
+	TH_LOG("%ld IDs in the tick after the last published, %ld refused (no node), %ld re-assigns",
+	       atomic_load(&r->close), atomic_load(&r->refused),
+	       atomic_load(&r->reassigns));
 	EXPECT_EQ(0, atomic_load(&r->err)) TH_LOG("%s", strerror(r->err));
 	EXPECT_EQ(0, atomic_load(&r->bad))
-		TH_LOG("%ld IDs at or below an observed ID published before their call, the first %#llx after %#llx",
+		TH_LOG("%ld IDs at or below a published observed ID; first %#llx after %#llx",
 		       atomic_load(&r->bad), (unsigned long long)r->bad_id,
 		       (unsigned long long)r->bad_seen);
 	EXPECT_EQ(0, atomic_load(&r->bad_floor));
