@@ -509,7 +509,7 @@ static void race_run(struct __test_metadata *_metadata, int fd,
 	       ncpu, RACE_SECONDS, atomic_load(&r->observes),
 	       uid_attr("observe_moved") - moved, atomic_load(&r->calls),
 	       atomic_load(&r->minted));
-	TH_LOG("%ld IDs in the tick after the last published, %ld refused (no node), %ld re-assigns",
+	TH_LOG("%ld IDs in the tick after the last published, %ld refused, %ld re-assigns",
 	       atomic_load(&r->close), atomic_load(&r->refused),
 	       atomic_load(&r->reassigns));
 	EXPECT_EQ(0, atomic_load(&r->err)) TH_LOG("%s", strerror(r->err));
